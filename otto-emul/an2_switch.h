@@ -1,0 +1,41 @@
+/* an2_switch.h — the AN2 switch model's interface: ports, VC routing, credits, counters. */
+#ifndef AN2_SWITCH_H
+#define AN2_SWITCH_H
+
+#include <stdint.h>
+
+/* Single-threaded, like otto.h: the thread that polls the controllers makes these calls. */
+
+struct an2_switch_config {
+    unsigned nports;            /* >= 1; the host controller of an2d is on port 0 */
+    uint32_t vc_credit_cells;   /* per-VC credit window (= buffer cells) on every link */
+    double   cells_per_second;  /* per-link rate; 0 = unpaced */
+};
+
+struct an2_port_counters {
+    uint64_t cells_in, cells_out, credits_granted, stalls, drops;
+};
+
+struct an2_vc_switch_counters {
+    uint64_t cells_in, cells_out, credits_granted, stalls, drops;
+    uint32_t cells_buffered;    /* now, in the switch's buffer for this VC */
+};
+
+struct an2_switch *an2_switch_create(const struct an2_switch_config *config);
+void an2_switch_destroy(struct an2_switch *sw);
+
+/* Routes cells arriving on in_port with in_vpi.in_vci to out_port as out_vpi.out_vci.
+ * 0, or -EINVAL (bad port/VCI) / -EEXIST (already routed) / -ENOMEM. */
+int an2_switch_route_add(struct an2_switch *sw, unsigned in_port, uint16_t in_vpi,
+                         uint16_t in_vci, unsigned out_port, uint16_t out_vpi, uint16_t out_vci);
+/* Removes a route; cells buffered for it are discarded (counted as drops of a closed VC,
+ * not of congestion) and its credits are returned. 0 or -ENOENT. */
+int an2_switch_route_del(struct an2_switch *sw, unsigned in_port, uint16_t in_vpi,
+                         uint16_t in_vci);
+
+int an2_switch_port_counters(const struct an2_switch *sw, unsigned port,
+                             struct an2_port_counters *out);
+int an2_switch_vc_counters(const struct an2_switch *sw, unsigned in_port, uint16_t in_vpi,
+                           uint16_t in_vci, struct an2_vc_switch_counters *out);
+
+#endif

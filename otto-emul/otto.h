@@ -1,0 +1,80 @@
+/* otto.h — the controller model's interface to the driver: attach portions, bind VCs, poll. */
+#ifndef OTTO_H
+#define OTTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "otto_hw.h"
+
+struct an2_switch;
+struct an2_capture;
+
+/* Everything in this header is single-threaded: one thread (an2d's main loop, or a test)
+ * makes every call on a given controller and on the switch it is attached to. */
+
+struct otto_config {
+    double   cells_per_second;  /* link rate in cells/s; 0 = unpaced */
+    double   bit_error_rate;    /* injected errors per payload bit on the link; 0 = off */
+    double   cell_loss_rate;    /* injected loss per cell on the link; 0 = off */
+    uint64_t fault_seed;        /* seed of the fault injector, for repeatable tests */
+    struct an2_capture *capture;/* NULL = no capture; else every PDU sent is written to it */
+    /* The emulated interrupt: called (from otto_poll) when a report was published to a
+     * portion whose host asked for one (host_wants_irq). The driver wakes the sleeper. */
+    void (*interrupt)(void *ctx, uint32_t portion_id);
+    void *interrupt_ctx;
+};
+
+/* How big a task's portion is and how it is divided (chosen by the driver). */
+struct otto_portion_params {
+    uint32_t max_vcs;   /* >= 1 */
+    uint32_t tx_slots;  /* power of two */
+    uint32_t rx_slots;  /* power of two, per VC */
+    uint64_t buf_size;  /* bytes of buffer area; rounded up to pages */
+};
+
+/* Per-VC counters of one endpoint, as the controller sees them. */
+struct otto_vc_counters {
+    uint64_t tx_pdus, tx_cells, tx_bytes;
+    uint64_t rx_pdus, rx_cells, rx_bytes;
+    uint64_t crc_errors, length_errors, protection_errors, aborted;
+};
+
+/* Geometry for params (all offsets, sizes); 0 on success, -EINVAL for bad params. */
+int otto_portion_geometry(const struct otto_portion_params *params, struct otto_geometry *geo);
+/* Writes the header of a fresh (zeroed) portion of geo->portion_size bytes. */
+void otto_portion_format(void *base, const struct otto_geometry *geo);
+
+/* A controller on port `port` of switch `sw`. NULL with errno set on failure. */
+struct otto *otto_create(const struct otto_config *config, struct an2_switch *sw, unsigned port);
+void otto_destroy(struct otto *otto);
+
+/* Starts serving a formatted portion mapped at base (size bytes). The controller validates
+ * the geometry once and keeps its own copy. 0, or -EINVAL / -EEXIST / -ENOSPC. */
+int otto_attach(struct otto *otto, uint32_t portion_id, void *base, size_t size);
+/* Stops every use of the portion's memory before returning: its VCs are unbound, PDUs in
+ * flight from it are aborted (the peer's partial reassembly is discarded). */
+void otto_detach(struct otto *otto, uint32_t portion_id);
+
+/* Binds local VC index local_vc of a portion to vpi.vci on the controller's link (the same
+ * VCI in both directions of the link). 0, or -EINVAL / -ENOENT / -EBUSY. */
+int otto_vc_bind(struct otto *otto, uint32_t portion_id, uint16_t local_vc,
+                 uint16_t vpi, uint16_t vci);
+/* Unbinds: posted receive descriptors and queued transmits come back as ABORTED reports. */
+int otto_vc_unbind(struct otto *otto, uint32_t portion_id, uint16_t local_vc);
+/* The other end has gone: a VC event report with OTTO_STATUS_PEER_GONE is written, and
+ * later transmits on the VC are reported PEER_GONE without being sent. */
+int otto_vc_peer_gone(struct otto *otto, uint32_t portion_id, uint16_t local_vc);
+int otto_vc_counters(const struct otto *otto, uint32_t portion_id, uint16_t local_vc,
+                     struct otto_vc_counters *out);
+
+/* Does a bounded amount of work (doorbells, transmit, switch, receive, reports) at time
+ * now_ns (CLOCK_MONOTONIC). Returns true if it made any progress. */
+bool otto_poll(struct otto *otto, uint64_t now_ns);
+/* The earliest time at which pacing lets queued work progress; UINT64_MAX if none waits. */
+uint64_t otto_next_deadline(const struct otto *otto);
+/* Publishes controller_asleep to every attached portion (see otto_hw.h), with the fence. */
+void otto_set_asleep(struct otto *otto, bool asleep);
+
+#endif

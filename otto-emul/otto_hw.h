@@ -1,0 +1,178 @@
+/* otto_hw.h — the OTTO host interface: what a task's portion of descriptor memory holds
+ * (rings, descriptor and report formats, doorbell, interrupt request), shared by the
+ * controller model, the driver and the user-space endpoint library. */
+#ifndef OTTO_HW_H
+#define OTTO_HW_H
+
+#include <assert.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Ownership and ordering, in one place
+ * ------------------------------------
+ * A portion is one shared-memory object (a memfd) that the driver creates per task. The task
+ * maps only its own portion; the controller maps every portion. Inside a portion:
+ *
+ *   offset 0                 struct otto_portion_hdr   geometry + ring indices + doorbell
+ *   geo.tx_ring_off          tx_slots     x struct otto_tx_desc
+ *   geo.rx_ring_off          max_vcs x rx_slots x struct otto_rx_desc   (VC v's ring at v*rx_slots)
+ *   geo.rx_index_off         max_vcs      x struct otto_ring_index      (one per receive ring)
+ *   geo.report_ring_off      report_slots x struct otto_report
+ *   geo.buf_off              buf_size bytes of buffer area (page aligned): the only memory a
+ *                            descriptor may name, by offset, never by address
+ *
+ * Every ring is single-producer single-consumer with free-running 32-bit counters
+ * (slot = counter & (slots - 1); slots is a power of two; prod - cons <= slots):
+ *   - the producer fills slot(prod) with plain stores, then store-releases prod + 1;
+ *   - the consumer load-acquires prod, copies the slot out, then store-releases cons + 1,
+ *     which hands the slot back to the producer.
+ * Transmit ring: the host produces, the controller consumes. Receive rings (one per VC): the
+ * host produces (posts empty buffers), the controller consumes (fills them). Report ring: the
+ * controller produces, the host consumes.
+ *
+ * Nothing the host writes is trusted by the controller: it copies each descriptor out once,
+ * then validates the copy (VC bound to this portion, nfrags <= OTTO_MAX_FRAGS, every fragment
+ * inside [0, buf_size) without overflow, total payload <= OTTO_MAX_PDU, prod - cons <= slots).
+ * A bad descriptor earns an OTTO_STATUS_PROTECTION report and touches no memory. The
+ * controller never rereads the geometry from shared memory: it keeps the copy it validated at
+ * attach time.
+ *
+ * The controller never overwrites an unconsumed report: it takes a descriptor off a ring only
+ * when it can reserve a report slot for it (VC events have max_vcs slots set aside), so a host
+ * that stops reading reports stalls only itself.
+ *
+ * Doorbell (host -> controller): after publishing any prod, the host increments doorbell
+ * (release). While the controller is awake it polls doorbells, so ringing is a plain store.
+ * Before the controller blocks it sets controller_asleep = 1 in every portion, issues a
+ * seq_cst fence and scans the doorbells once more; the host, after ringing, issues a seq_cst
+ * fence and reads controller_asleep: if it is 1 the host kicks the controller through the
+ * kick file descriptor the driver handed it (a system call only when the controller sleeps).
+ *
+ * Interrupt (controller -> host): a host about to sleep sets host_wants_irq = 1, issues a
+ * seq_cst fence, checks the report ring once more, then futex-waits on irq_count. After
+ * publishing a report the controller issues a seq_cst fence and reads host_wants_irq: if it is
+ * 1 it raises the emulated interrupt, on which the driver increments irq_count (release) and
+ * futex-wakes it. The host clears host_wants_irq when it is awake again. These two Dekker
+ * pairs are why the fences are seq_cst; every other access is acquire/release.
+ */
+
+#define OTTO_HW_MAGIC   0x4f54544fu /* "OTTO" */
+#define OTTO_HW_VERSION 1u
+
+#define OTTO_CELL_BYTES         53u
+#define OTTO_CELL_HEADER_BYTES  5u
+#define OTTO_CELL_PAYLOAD_BYTES 48u
+#define OTTO_AAL5_TRAILER_BYTES 8u
+#define OTTO_MAX_PDU            65535u /* AAL5 CPCS-PDU payload limit (16-bit Length) */
+#define OTTO_MAX_FRAGS          8u     /* fragments per packet descriptor */
+#define OTTO_CACHELINE          64u
+
+/* Written once by the driver before the portion is handed to the task; read-only after. */
+struct otto_geometry {
+    uint32_t magic;           /* OTTO_HW_MAGIC */
+    uint32_t version;         /* OTTO_HW_VERSION */
+    uint32_t max_vcs;         /* local VC indices are 0 .. max_vcs-1 */
+    uint32_t tx_slots;        /* power of two */
+    uint32_t rx_slots;        /* per VC, power of two */
+    uint32_t report_slots;    /* power of two */
+    uint64_t tx_ring_off;
+    uint64_t rx_ring_off;
+    uint64_t rx_index_off;
+    uint64_t report_ring_off;
+    uint64_t buf_off;
+    uint64_t buf_size;
+    uint64_t portion_size;
+};
+
+/* One ring's two counters, each on its own cache line so producer and consumer never share. */
+struct otto_ring_index {
+    alignas(OTTO_CACHELINE) uint32_t prod; /* producer: store-release after filling slots */
+    alignas(OTTO_CACHELINE) uint32_t cons; /* consumer: store-release after copying slots out */
+};
+
+struct otto_portion_hdr {
+    struct otto_geometry geo;
+    alignas(OTTO_CACHELINE) struct otto_ring_index tx;     /* prod: host, cons: controller */
+    alignas(OTTO_CACHELINE) struct otto_ring_index report; /* prod: controller, cons: host */
+    alignas(OTTO_CACHELINE) uint32_t doorbell;     /* host: += 1 (release) after any prod */
+    alignas(OTTO_CACHELINE) uint32_t controller_asleep; /* controller: 1 while blocked */
+    alignas(OTTO_CACHELINE) uint32_t host_wants_irq;    /* host: 1 while it means to sleep */
+    uint32_t irq_count;                                 /* driver: += 1 per interrupt; futex word */
+};
+
+/* A fragment: a run of the owner's buffer area, named by offset (never by address). */
+struct otto_frag {
+    uint32_t offset;
+    uint32_t length;
+};
+
+/* Transmit packet descriptor: one AAL5 PDU = the concatenation of its fragments. */
+struct otto_tx_desc {
+    uint64_t cookie;   /* opaque to the controller; returned in the report */
+    uint16_t vc;       /* local VC index */
+    uint8_t  nfrags;   /* 0 .. OTTO_MAX_FRAGS (0: empty PDU) */
+    uint8_t  uu;       /* CPCS-UU, carried to the receiver */
+    uint8_t  cpi;      /* CPI; must be 0 (I.363.5) */
+    uint8_t  reserved[3];
+    struct otto_frag frag[OTTO_MAX_FRAGS];
+};
+
+/* Receive packet descriptor: empty buffers posted in advance on one VC's ring. */
+struct otto_rx_desc {
+    uint64_t cookie;   /* opaque to the controller; returned in the report */
+    uint8_t  nfrags;   /* 1 .. OTTO_MAX_FRAGS */
+    uint8_t  reserved[7];
+    struct otto_frag frag[OTTO_MAX_FRAGS];
+};
+
+enum otto_report_kind {
+    OTTO_REPORT_TX = 1, /* a transmit descriptor is done: its buffers are the host's again */
+    OTTO_REPORT_RX = 2, /* a receive descriptor is done: filled, or given back with an error */
+    OTTO_REPORT_VC = 3, /* an event on a VC (status says which); cookie is 0 */
+};
+
+enum otto_status {
+    OTTO_STATUS_OK = 0,
+    OTTO_STATUS_CRC_ERROR = 1,    /* rx: AAL5 CRC-32 mismatch; nothing delivered as good */
+    OTTO_STATUS_LENGTH_ERROR = 2, /* rx: Length field inconsistent with the cells, or PDU
+                                     larger than the posted buffers */
+    OTTO_STATUS_ABORTED = 3,      /* descriptor returned unused (VC closed, portion detached) */
+    OTTO_STATUS_PROTECTION = 4,   /* descriptor named memory or a VC outside its owner's */
+    OTTO_STATUS_PEER_GONE = 5,    /* the other end of the VC has gone */
+};
+
+/* Status report: one per transmitted or received packet, plus VC events. */
+struct otto_report {
+    uint64_t cookie;   /* the descriptor's cookie */
+    uint32_t length;   /* tx: payload bytes sent; rx: payload bytes delivered */
+    uint16_t vc;       /* local VC index */
+    uint8_t  kind;     /* enum otto_report_kind */
+    uint8_t  status;   /* enum otto_status */
+    uint8_t  uu;       /* rx: CPCS-UU of the PDU */
+    uint8_t  cpi;      /* rx: CPI of the PDU */
+    uint8_t  reserved[6];
+};
+
+static_assert(sizeof(struct otto_geometry) == 72, "geometry layout");
+static_assert(sizeof(struct otto_ring_index) == 2 * OTTO_CACHELINE, "ring index layout");
+static_assert(offsetof(struct otto_ring_index, cons) == OTTO_CACHELINE, "cons on its own line");
+static_assert(offsetof(struct otto_portion_hdr, tx) == 2 * OTTO_CACHELINE, "hdr.tx");
+static_assert(offsetof(struct otto_portion_hdr, report) == 4 * OTTO_CACHELINE, "hdr.report");
+static_assert(offsetof(struct otto_portion_hdr, doorbell) == 6 * OTTO_CACHELINE, "hdr.doorbell");
+static_assert(offsetof(struct otto_portion_hdr, controller_asleep) == 7 * OTTO_CACHELINE,
+              "hdr.controller_asleep");
+static_assert(offsetof(struct otto_portion_hdr, host_wants_irq) == 8 * OTTO_CACHELINE,
+              "hdr.host_wants_irq");
+static_assert(offsetof(struct otto_portion_hdr, irq_count) == 8 * OTTO_CACHELINE + 4,
+              "hdr.irq_count");
+static_assert(sizeof(struct otto_portion_hdr) == 9 * OTTO_CACHELINE, "hdr size");
+static_assert(sizeof(struct otto_frag) == 8, "frag layout");
+static_assert(sizeof(struct otto_tx_desc) == 80, "tx descriptor layout");
+static_assert(offsetof(struct otto_tx_desc, frag) == 16, "tx descriptor frags");
+static_assert(sizeof(struct otto_rx_desc) == 80, "rx descriptor layout");
+static_assert(offsetof(struct otto_rx_desc, frag) == 16, "rx descriptor frags");
+static_assert(sizeof(struct otto_report) == 24, "report layout");
+
+#endif
