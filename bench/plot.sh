@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# plot.sh: draws compare's PNG plots from DIR/results.csv with gnuplot, one curve per transport:
+# latency.png and bandwidth.png (main ping-pong rows), variants.png (every pattern and encoding).
+# Usage: bench/plot.sh DIR [STATES]   (STATES: compare's name|layer|state|detail list, for order)
+set -euo pipefail
+out=${1:?usage: plot.sh DIR [STATES]}
+states=${2:-}
+csv="$out/results.csv"
+[ -s "$csv" ] || { echo "plot.sh: no $csv" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/an2-plot.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Labels in the transport list's order, then the variants after their transport.
+labels=$(awk -F, 'NR > 1 && $2 ~ /^[0-9]+$/ && !seen[$1]++ { print $1 }' "$csv")
+ordered=$(
+  { [ -n "$states" ] && awk -F'|' 'NR > 1 { print $1 }' "$states"; } | while read -r name; do
+    grep -Fx -- "$name" <<<"$labels" || true
+  done
+  grep -v / <<<"$labels" || true
+)
+main=$(awk '!seen[$0]++' <<<"$ordered")
+all=$(for m in $main; do grep -Fx -- "$m" <<<"$labels"; grep -F -- "$m/" <<<"$labels" || true; done)
+[ -n "$main" ] || { echo "plot.sh: no rows in $csv" >&2; exit 1; }
+
+n=0
+for label in $all; do
+  n=$((n + 1))
+  awk -F, -v label="$label" '$1 == label && $2 ~ /^[0-9]+$/ { print $2, $4, $5 }' "$csv" | sort -n >"$work/$n.dat"
+  echo "$label" >"$work/$n.name"
+done
+
+curves() {   # curves COLUMN LABEL...: the gnuplot plot clause for these labels
+  local column=$1 i first=1; shift
+  for i in $(seq "$n"); do
+    local name; name=$(cat "$work/$i.name")
+    grep -Fxq -- "$name" <(printf '%s\n' "$@") || continue
+    [ $first = 1 ] || printf ', '
+    first=0
+    printf "'%s' using 1:%s with linespoints pointsize 0.6 linewidth 1.5 title '%s'" "$work/$i.dat" "$column" "$name"
+  done
+}
+
+terminal="pngcairo size 1000,640 font 'DejaVu Sans,10'"
+gnuplot -e "set terminal $terminal" >/dev/null 2>&1 || terminal="png size 1000,640"
+common="set terminal $terminal
+set logscale xy
+set grid xtics ytics mxtics mytics lc rgb '#dddddd'
+set xlabel 'message size (bytes)'
+set xtics ('1' 1, '8' 8, '64' 64, '512' 512, '4K' 4096, '32K' 32768, '256K' 262144, '2M' 2097152)
+set key outside right top noenhanced
+set datafile missing '-'"
+
+# shellcheck disable=SC2086  # $main and $all are word lists of labels without spaces
+gnuplot <<EOF
+$common
+set output '$out/latency.png'
+set title 'One-way latency (half the ping-pong round trip)'
+set ylabel 'one-way latency (µs)'
+plot $(curves 2 $main)
+set output '$out/bandwidth.png'
+set title 'Ping-pong bandwidth'
+set ylabel 'bandwidth (MB/s, 10^6 bytes)'
+set key outside right top
+plot $(curves 3 $main)
+set output '$out/variants.png'
+set title 'Bandwidth of every pattern and encoding (exchange counts both directions)'
+plot $(curves 3 $all)
+EOF

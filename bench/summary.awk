@@ -1,0 +1,170 @@
+# summary.awk: turns compare's transport states and results.csv into summary.md (POSIX awk).
+# Usage: awk -F, -v mode=M -v machine=TEXT -v date=TEXT -v commit=C [-v an2=pvm-an2]
+#            [-v tcp=pvm-direct] -f summary.awk STATES results.csv
+# STATES holds "name|layer|state|detail" lines in protocol-hierarchy order.
+
+function fmt(v) {
+  if (v == "") return "–"
+  if (v >= 100) return sprintf("%.0f", v)
+  if (v >= 10) return sprintf("%.1f", v)
+  return sprintf("%.2f", v)
+}
+function bytes_text(b) {
+  if (b >= 1048576 && b % 1048576 == 0) return (b / 1048576) " MiB"
+  if (b >= 1024 && b % 1024 == 0) return (b / 1024) " KiB"
+  return sprintf("%.0f B", b)
+}
+# Half the min-max range of the runs relative to the median, in percent; "" without spread.
+function spread(label, b,    lo, hi) {
+  lo = usmin[label, b]; hi = usmax[label, b]
+  if (lo == "" || hi == "" || us[label, b] <= 0) return ""
+  return sprintf(" ±%.0f%%", 50 * (hi - lo) / us[label, b])
+}
+function latency_cell(label, b,    s) {
+  if ((label, b) in us) return fmt(us[label, b]) spread(label, b)
+  if (count[label] == 0) return "–"
+  s = size[label, 1]
+  return fmt(us[label, s]) spread(label, s) " (" bytes_text(s) ")"
+}
+function bandwidth_cell(label, b) {
+  return ((label, b) in bw) ? fmt(bw[label, b]) spread(label, b) : "–"
+}
+function peak(label,    i, best) {
+  best = ""
+  for (i = 1; i <= count[label]; i++)
+    if (best == "" || bw[label, size[label, i]] > bw[label, best]) best = size[label, i]
+  return best
+}
+# Message size at which the bandwidth first reaches half its peak, interpolated on log size.
+function half_bandwidth(label,    top, half, i, s0, s1, b0, b1) {
+  top = peak(label)
+  if (top == "") return "–"
+  half = bw[label, top] / 2
+  for (i = 1; i <= count[label]; i++) {
+    s1 = size[label, i]; b1 = bw[label, s1]
+    if (b1 >= half) {
+      if (i == 1) return "≤ " s1
+      s0 = size[label, i - 1]; b0 = bw[label, s0]
+      return sprintf("%.0f", exp(log(s0) + (half - b0) / (b1 - b0) * (log(s1) - log(s0))))
+    }
+  }
+  return "–"
+}
+# OC-3c AAL5 payload capacity for a message of n bytes sent as PDUs of at most 65,535 bytes:
+# 353,207.5 cells/s, 48 payload bytes per cell, 8-byte trailer and padding per PDU.
+function oc3_capacity(n,    full, rest, cells) {
+  full = int(n / 65535); rest = n - full * 65535
+  cells = full * 1366 + (rest > 0 ? int((rest + 8 + 47) / 48) : 0)
+  return n / (cells * 48) * 353207.5 * 48 / 1e6
+}
+function ratio_row(what, b, is_latency, target,    a, t, r) {
+  if (is_latency) {
+    if (!((an2, b) in us) || !((tcp, b) in us)) { printf "| %s | – | – | – | %s |\n", what, target; return }
+    a = us[an2, b]; t = us[tcp, b]; r = t / a
+    printf "| %s | %s µs | %s µs | %.2f× lower | %s |\n", what, fmt(a), fmt(t), r, target
+  } else {
+    if (!((an2, b) in bw) || !((tcp, b) in bw)) { printf "| %s | – | – | – | %s |\n", what, target; return }
+    a = bw[an2, b]; t = bw[tcp, b]; r = a / t
+    printf "| %s | %s MB/s | %s MB/s | %.2f× | %s |\n", what, fmt(a), fmt(t), r, target
+  }
+}
+
+BEGIN { if (an2 == "") an2 = "pvm-an2"; if (tcp == "") tcp = "pvm-direct" }
+
+FNR == NR {
+  if (FNR == 1) next
+  n = split($0, f, "|")
+  states++; tname[states] = f[1]; tlayer[f[1]] = f[2]; tstate[f[1]] = f[3]; tdetail[f[1]] = f[4]
+  next
+}
+FNR == 1 { next }
+$2 ~ /^[0-9]+$/ && $4 > 0 {
+  label = $1; b = $2 + 0
+  if (!(label in count)) { labels++; label_at[labels] = label; count[label] = 0 }
+  if (!((label, b) in us)) {
+    # insertion into the label's ascending size list
+    i = ++count[label]
+    while (i > 1 && size[label, i - 1] > b) { size[label, i] = size[label, i - 1]; i-- }
+    size[label, i] = b
+  }
+  us[label, b] = $4; bw[label, b] = $5; reps[label, b] = $3; usmin[label, b] = $6; usmax[label, b] = $7
+  if ($10 != "") runs = $10
+}
+
+END {
+  printf "# PVM over AN2 against TCP PVM: %s run\n\n", mode
+  printf "- **Date:** %s\n- **Machine:** %s\n- **Commit:** %s\n", date, machine, commit
+  printf "- **Method:** one-way latency is half the ping-pong round trip (hot cache, PvmDataRaw, "
+  printf "pvm_send/pvm_recv, message content verified on the first exchange of every trial); bandwidth "
+  printf "is bytes per one-way time, MB = 10^6 bytes. Each size is timed in %s trials of the same ", runs == "" ? "several" : runs
+  printf "length; figures are medians, ± is half the min–max range of the trials relative to the "
+  printf "median. The machine is shared and noisy: compare transports as ratios within one run.\n\n"
+
+  print "## Protocol hierarchy (in the style of ParaStation's Table 3)\n"
+  print "| protocol layer | transport | latency 8 B (µs) | bandwidth 64 KiB (MB/s) | bandwidth 4 MiB (MB/s) | peak (MB/s) | n½ (bytes) |"
+  print "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+  for (t = 1; t <= states; t++) {
+    name = tname[t]
+    if (tstate[name] == "skipped" || count[name] == 0) {
+      printf "| %s | %s | %s: %s | | | | |\n", tlayer[name], name, tstate[name], tdetail[name]
+      continue
+    }
+    top = peak(name)
+    printf "| %s | %s | %s | %s | %s | %s at %s | %s |\n", tlayer[name], name, latency_cell(name, 8),
+      bandwidth_cell(name, 65536), bandwidth_cell(name, 4194304), fmt(bw[name, top]), bytes_text(top),
+      half_bandwidth(name)
+  }
+
+  printf "\n## AN2 against TCP: %s vs %s\n\n", an2, tcp
+  if (count[an2] == 0 || count[tcp] == 0) {
+    printf "Not available in this run (%s: %s, %s: %s).\n", an2, tstate[an2] == "" ? "not listed" : tstate[an2],
+      tcp, tstate[tcp] == "" ? "not listed" : tstate[tcp]
+  } else {
+    print "| measure | AN2 | TCP | AN2 against TCP | target (issue 4) |"
+    print "| --- | ---: | ---: | ---: | --- |"
+    ratio_row("one-way latency, 8 B", 8, 1, "≥ 8× lower")
+    ratio_row("bandwidth, 64 KiB", 65536, 0, "≥ 2×")
+    ratio_row("bandwidth, 4 MiB", 4194304, 0, "≥ 1.3×")
+    printf "\n%s uses whatever route libpvm3-an2 takes at run time: the daemon route until the AN2 fast path exists.\n", an2
+  }
+
+  oc3 = 0
+  for (t = 1; t <= states; t++) if (tname[t] ~ /oc3/ && count[tname[t]] > 0) oc3++
+  if (oc3) {
+    print "\n## Paced at OC-3c: goodput against the link's AAL5 payload capacity\n"
+    print "Capacity: 353,207.5 cells/s × 48 bytes, less each PDU's pad and 8-byte trailer (PDUs of at most 65,535 bytes).\n"
+    print "| transport | size | goodput (MB/s) | capacity (MB/s) | share | target |"
+    print "| --- | ---: | ---: | ---: | ---: | --- |"
+    for (t = 1; t <= states; t++) {
+      name = tname[t]
+      if (name !~ /oc3/ || count[name] == 0) continue
+      label = (count[name "/stream"] > 0) ? name "/stream" : name
+      for (i = 1; i <= count[label]; i++) {
+        b = size[label, i]
+        if (b < 65535 && i < count[label]) continue
+        printf "| %s | %s | %s | %s | %.1f%% | %s |\n", label, bytes_text(b), fmt(bw[label, b]),
+          fmt(oc3_capacity(b)), 100 * bw[label, b] / oc3_capacity(b), name ~ /^pvm/ ? "≥ 97% (≥ 64 KiB)" : "≥ 99%"
+      }
+    }
+  }
+
+  print "\n## Every measured row: patterns and encodings\n"
+  print "`/inplace`: PvmDataInPlace; `/psend`: pvm_psend/pvm_precv; `/exchange`: pairwise exchange (both send, then both receive; time per iteration, bandwidth counts both directions); `/stream`: one-way streaming (time per message).\n"
+  print "| transport | sizes | latency 8 B (µs) | bandwidth 64 KiB (MB/s) | bandwidth 4 MiB (MB/s) | peak (MB/s) | n½ (bytes) |"
+  print "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+  for (l = 1; l <= labels; l++) {
+    label = label_at[l]; top = peak(label)
+    printf "| %s | %d | %s | %s | %s | %s at %s | %s |\n", label, count[label], latency_cell(label, 8),
+      bandwidth_cell(label, 65536), bandwidth_cell(label, 4194304), fmt(bw[label, top]), bytes_text(top),
+      half_bandwidth(label)
+  }
+
+  skipped = ""; failed = ""
+  for (t = 1; t <= states; t++) {
+    if (tstate[tname[t]] == "skipped") skipped = skipped "\n- " tname[t] ": " tdetail[tname[t]]
+    if (tstate[tname[t]] == "failed") failed = failed "\n- " tname[t] ": " tdetail[tname[t]]
+  }
+  if (skipped != "") print "\n## Skipped (not available in this build)\n" skipped
+  if (failed != "") print "\n## FAILED (see logs/)\n" failed
+  print "\n## Plots\n\n![one-way latency against message size](latency.png)\n\n![bandwidth against message size](bandwidth.png)\n\n![every pattern and encoding](variants.png)"
+}
