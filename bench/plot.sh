@@ -29,14 +29,20 @@ for label in $all; do
   echo "$label" >"$work/$n.name"
 done
 
-curves() {   # curves COLUMN LABEL...: the gnuplot plot clause for these labels
+# curves COLUMN LABEL...: the gnuplot plot clause for these labels; a transport keeps its
+# colour in every plot, a pattern or encoding its dash and point type.
+curves() {
   local column=$1 i first=1; shift
   for i in $(seq "$n"); do
     local name; name=$(cat "$work/$i.name")
     grep -Fxq -- "$name" <(printf '%s\n' "$@") || continue
+    local transport=${name%%/*} variant=${name#"${name%%/*}"}
+    local colour; colour=$(grep -Fxn -- "$transport" <<<"$main" | cut -d: -f1)
+    local style; style=$(printf '%s\n' "" /inplace /psend /exchange /stream | grep -Fxn -- "$variant" | cut -d: -f1)
     [ $first = 1 ] || printf ', '
     first=0
-    printf "'%s' using 1:%s with linespoints pointsize 0.6 linewidth 1.5 title '%s'" "$work/$i.dat" "$column" "$name"
+    printf "'%s' using 1:%s with linespoints lc %s dt %s pt %s pointsize 0.7 linewidth 1.5 title '%s'" \
+      "$work/$i.dat" "$column" "${colour:-1}" "${style:-1}" "$(( ${style:-1} + 5 ))" "$name"
   done
 }
 
