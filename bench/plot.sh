@@ -25,7 +25,7 @@ all=$(for m in $main; do grep -Fx -- "$m" <<<"$labels"; grep -F -- "$m/" <<<"$la
 n=0
 for label in $all; do
   n=$((n + 1))
-  awk -F, -v label="$label" '$1 == label && $2 ~ /^[0-9]+$/ { print $2, $4, $5 }' "$csv" | sort -n >"$work/$n.dat"
+  awk -F, -v label="$label" '$1 == label && $2 ~ /^[0-9]+$/ && $2 > 0 { print $2, $4, $5 }' "$csv" | sort -n >"$work/$n.dat"
   echo "$label" >"$work/$n.name"
 done
 

@@ -20,14 +20,27 @@ function spread(label, b,    lo, hi) {
   if (lo == "" || hi == "" || us[label, b] <= 0) return ""
   return sprintf(" ±%.0f%%", 50 * (hi - lo) / us[label, b])
 }
-function latency_cell(label, b,    s) {
-  if ((label, b) in us) return fmt(us[label, b]) spread(label, b)
-  if (count[label] == 0) return "–"
-  s = size[label, 1]
-  return fmt(us[label, s]) spread(label, s) " (" bytes_text(s) ")"
+# The measured size nearest to b (by absolute difference) within tolerance bytes; "" if none.
+function nearest(label, b, tolerance,    i, s, best) {
+  if ((label, b) in us) return b
+  best = ""
+  for (i = 1; i <= count[label]; i++) {
+    s = size[label, i]
+    if ((s - b) ^ 2 <= tolerance ^ 2 && (best == "" || (s - b) ^ 2 < (best - b) ^ 2)) best = s
+  }
+  return best
 }
-function bandwidth_cell(label, b) {
-  return ((label, b) in bw) ? fmt(bw[label, b]) spread(label, b) : "–"
+# Latency at b bytes, else at the nearest measured size, named.
+function latency_cell(label, b,    s) {
+  s = nearest(label, b, 1e12)
+  if (s == "") return "–"
+  return fmt(us[label, s]) spread(label, s) (s == b ? "" : " (" bytes_text(s) ")")
+}
+# Bandwidth at b bytes, else at a measured size within 1%, named.
+function bandwidth_cell(label, b,    s) {
+  s = nearest(label, b, b / 100)
+  if (s == "") return "–"
+  return fmt(bw[label, s]) spread(label, s) (s == b ? "" : " (" bytes_text(s) ")")
 }
 function peak(label,    i, best) {
   best = ""
@@ -40,13 +53,16 @@ function half_bandwidth(label,    top, half, i, s0, s1, b0, b1) {
   top = peak(label)
   if (top == "") return "–"
   half = bw[label, top] / 2
+  s0 = 0
   for (i = 1; i <= count[label]; i++) {
     s1 = size[label, i]; b1 = bw[label, s1]
+    if (s1 == 0) continue
     if (b1 >= half) {
-      if (i == 1) return "≤ " s1
-      s0 = size[label, i - 1]; b0 = bw[label, s0]
+      if (s0 == 0) return "≤ " s1
+      b0 = bw[label, s0]
       return sprintf("%.0f", exp(log(s0) + (half - b0) / (b1 - b0) * (log(s1) - log(s0))))
     }
+    s0 = s1
   }
   return "–"
 }

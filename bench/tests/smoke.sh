@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # bench-smoke tests: bench/compare and pvmbench run end to end, write well-formed results and
 # real PNG plots, report failures and skipped transports, and leave nothing behind.
-# Usage: smoke.sh compare|failure|interrupt|usage   (run by ctest with AN2_BUILD_DIR set)
+# Usage: smoke.sh compare|failure|interrupt|raw|usage   (run by ctest with AN2_BUILD_DIR set)
 set -uo pipefail
-case_name=${1:?usage: smoke.sh compare|failure|interrupt|usage}
+case_name=${1:?usage: smoke.sh compare|failure|interrupt|raw|usage}
 build=${AN2_BUILD_DIR:?AN2_BUILD_DIR must name the build directory}
 source_dir=${AN2_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 compare="$source_dir/bench/compare"
@@ -31,7 +31,7 @@ finish() {
     kill -KILL $stray 2>/dev/null
   fi
   [ -z "$(ls -A "$TMPDIR")" ] || fail "files left in the private temp dir: $(ls -A "$TMPDIR")"
-  rm -rf "$work"
+  [ -n "${KEEP:-}" ] || rm -rf "$work"
   [ $failures -eq 0 ] && echo "PASS: $case_name" || echo "$failures failure(s) in $case_name" >&2
   exit $((failures > 0))
 }
@@ -44,7 +44,7 @@ check_csv() {
   awk -F, '
     NR == 1 { if ($0 != "transport,bytes,reps,one_way_us,MBps,one_way_us_min,one_way_us_max,MBps_min,MBps_max,runs") { print "bad header: " $0; bad = 1 }; next }
     NF != 10 { print "row " NR " has " NF " columns: " $0; bad = 1; next }
-    $1 == "" || $2 !~ /^[0-9]+$/ || $2 < 1 || $3 !~ /^[0-9]+$/ || $3 < 1 || !($4 > 0) || !($5 > 0) {
+    $1 == "" || $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ || $3 < 1 || !($4 > 0) || !($5 > 0 || ($2 == 0 && $5 == 0)) {
       print "row " NR " is not well formed or not positive: " $0; bad = 1; next }
     $6 != "" && !($6 > 0 && $6 <= $4 && $7 >= $4) { print "row " NR " has an inconsistent spread: " $0; bad = 1 }
     END { if (NR < 2) { print "no rows"; bad = 1 }; exit bad }' "$1"
@@ -126,6 +126,38 @@ LIST
   wait "$pid"; rc=$?
   [ $rc -eq 130 ] || fail "compare exited $rc after SIGINT, expected 130"
   grep -q "interrupted" "$work/compare.log" || fail "compare did not say it was interrupted"
+  ;;
+raw)   # a raw benchmark's rows (own labels, five columns, a 0-byte row) are taken in as documented
+  fake="$work/build/bin"
+  mkdir -p "$fake"
+  ln -s "$build/bin/pvmbench-stock" "$fake/pvmbench-stock"
+  cat >"$fake/an2-rawbench" <<'RAW'
+#!/bin/sh
+# stands in for build/bin/an2-rawbench: a table on stdout, CSV rows with --csv FILE
+while [ $# -gt 0 ]; do [ "$1" = --csv ] && csv=$2; shift; done
+echo "a table nobody parses"
+printf 'transport,bytes,reps,one_way_us,MBps\n' >>"$csv"
+printf 'aal5,0,1000,2.5,0\naal5,48,1000,2.75,17.45\naal5,65535,100,40.0,1638.4\n' >>"$csv"
+printf 'aal5-stream,65535,100,30.0,2184.5\n' >>"$csv"
+RAW
+  chmod +x "$fake/an2-rawbench"
+  cat >"$work/transports.txt" <<'LIST'
+aal5-fake | an2-rawbench   | -        | --rate oc3     | a raw benchmark
+needs-an2d| an2-rawbench   | an2d:oc3 |                | skipped: no an2d in this build
+tcp       | pvmbench-stock | -        | --route direct | stock PVM
+LIST
+  out="$work/out"
+  "$compare" --tiny --build "$work/build" --out "$out" --transports "$work/transports.txt" \
+    >"$work/compare.log" 2>&1 || { fail "compare exited $?"; cat "$work/compare.log" >&2; }
+  check_csv "$out/results.csv" || fail "results.csv is not well formed"
+  grep -q "^aal5-fake,0,1000,2.5,0,,,,,$" "$out/results.csv" || fail "the 0-byte raw row is missing or not padded"
+  [ "$(grep -c "^aal5-fake," "$out/results.csv")" -eq 3 ] || fail "raw rows not relabelled"
+  grep -q "^aal5-fake/aal5-stream,65535," "$out/results.csv" || fail "a second raw series lost its own label"
+  grep -q "| aal5-fake | 2.50 (0 B) | 1638 (65535 B) | – |" "$out/summary.md" ||
+    fail "summary lacks the raw row's latency (nearest size to 8 B) or 64 KiB bandwidth (within 1%)"
+  grep -q "needs-an2d: an2d is not built" "$out/summary.md" || fail "an2d-less transport not skipped"
+  grep -q "a table nobody parses" "$out/logs/aal5-fake.log" || fail "the raw benchmark's stdout is not in its log"
+  is_png "$out/latency.png" || fail "latency.png is not a PNG image"
   ;;
 usage)   # pvmbench refuses bad input clearly and fails fast without a pvmd
   bench="$build/bin/pvmbench-stock"
