@@ -155,7 +155,7 @@ struct otto_report {
     uint8_t  reserved[6];
 };
 
-static_assert(sizeof(struct otto_geometry) == 72, "geometry layout");
+static_assert(sizeof(struct otto_geometry) == 80, "geometry layout");
 static_assert(sizeof(struct otto_ring_index) == 2 * OTTO_CACHELINE, "ring index layout");
 static_assert(offsetof(struct otto_ring_index, cons) == OTTO_CACHELINE, "cons on its own line");
 static_assert(offsetof(struct otto_portion_hdr, tx) == 2 * OTTO_CACHELINE, "hdr.tx");

@@ -1,0 +1,62 @@
+/* otto_reports.c — the report ring: slot reservation, publication, the emulated interrupt. */
+#include "otto_internal.h"
+
+/* Slots the host has not consumed yet; more than the ring when the host wrote garbage. */
+static uint32_t reports_unconsumed(const struct otto_portion *p)
+{
+    /* acquire: pairs with the host's release of cons after it copied the slots out, so our
+     * next write into a freed slot cannot overtake its read */
+    uint32_t cons = __atomic_load_n(&p->hdr->report.cons, __ATOMIC_ACQUIRE);
+    return p->report_prod - cons;
+}
+
+bool otto_report_reserve(struct otto_portion *p)
+{
+    uint32_t used = reports_unconsumed(p);
+    if (used > p->geo.report_slots || used + p->reserved + 1 > p->reserve_limit)
+        return false;
+    p->reserved++;
+    return true;
+}
+
+void otto_report_unreserve(struct otto_portion *p)
+{
+    p->reserved--;
+}
+
+static void publish(struct otto_portion *p, const struct otto_report *r)
+{
+    struct otto_report *slot = &p->reports[p->report_prod & (p->geo.report_slots - 1)];
+    *slot = *r;
+    p->report_prod++;
+    /* release: the report's contents are visible before the host sees prod move */
+    __atomic_store_n(&p->hdr->report.prod, p->report_prod, __ATOMIC_RELEASE);
+    p->irq_pending = true;
+}
+
+void otto_report_publish(struct otto_portion *p, const struct otto_report *r)
+{
+    p->reserved--;
+    publish(p, r);
+}
+
+bool otto_report_publish_event(struct otto_portion *p, const struct otto_report *r)
+{
+    uint32_t used = reports_unconsumed(p);
+    if (used > p->geo.report_slots || used + p->reserved + 1 > p->geo.report_slots)
+        return false;
+    publish(p, r);
+    return true;
+}
+
+void otto_irq_check(struct otto *o, struct otto_portion *p)
+{
+    if (!p->irq_pending)
+        return;
+    p->irq_pending = false;
+    /* seq_cst: the Dekker pair with the host (it stores host_wants_irq, fences, rereads the
+     * report ring; we published prod, fence, read host_wants_irq): one of us sees the other */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&p->hdr->host_wants_irq, __ATOMIC_RELAXED) && o->cfg.interrupt)
+        o->cfg.interrupt(o->cfg.interrupt_ctx, p->id);
+}
