@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # plot.sh: draws compare's PNG plots from DIR/results.csv with gnuplot, one curve per transport:
 # latency.png and bandwidth.png (main ping-pong rows), variants.png (every pattern and encoding).
-# Usage: bench/plot.sh DIR [STATES]   (STATES: compare's name|layer|state|detail list, for order)
+# Usage: bench/plot.sh DIR [STATES]   (STATES: compare's name|layer|state|detail|kind list, for order)
+# When a transport paced at OC-3c (name containing "oc3") has rows, bandwidth.png also shows the
+# link's AAL5 payload capacity for each message size.
 set -euo pipefail
 out=${1:?usage: plot.sh DIR [STATES]}
 states=${2:-}
@@ -54,7 +56,15 @@ set grid xtics ytics mxtics mytics lc rgb '#dddddd'
 set xlabel 'message size (bytes)'
 set xtics ('1' 1, '8' 8, '64' 64, '512' 512, '4K' 4096, '32K' 32768, '256K' 262144, '2M' 2097152)
 set key outside right top noenhanced
-set datafile missing '-'"
+set datafile missing '-'
+# OC-3c AAL5 payload capacity (MB/s) of an n-byte message sent as PDUs of at most 65,535 bytes
+pdus(n) = floor(n / 65535.0)
+rest(n) = n - pdus(n) * 65535
+cells(n) = pdus(n) * 1366 + (rest(n) > 0 ? ceil((rest(n) + 8) / 48.0) : 0)
+oc3(n) = n / (cells(n) * 48.0) * 353207.5 * 48 / 1e6
+set samples 800"
+oc3_curve=""
+grep -q oc3 <<<"$main" && oc3_curve=", [1:4194304] oc3(x) with lines lc rgb '#888888' dt 2 title 'OC-3c AAL5 payload capacity'"
 
 # shellcheck disable=SC2086  # $main and $all are word lists of labels without spaces
 gnuplot <<EOF
@@ -67,7 +77,7 @@ set output '$out/bandwidth.png'
 set title 'Ping-pong bandwidth'
 set ylabel 'bandwidth (MB/s, 10^6 bytes)'
 set key outside right top
-plot $(curves 3 $main)
+plot $(curves 3 $main)$oc3_curve
 set output '$out/variants.png'
 set title 'Bandwidth of every pattern and encoding (exchange counts both directions)'
 plot $(curves 3 $all)
