@@ -1,0 +1,212 @@
+/* an2_data.c — the fast path: descriptors into the rings, the doorbell, reports out of the
+ * report ring, and adaptive waiting (spin, yield, then sleep on the emulated interrupt).
+ * No system call here unless the controller sleeps (kick) or the task does (futex). */
+#include "an2_internal.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define A32(p) ((_Atomic uint32_t *)(p))
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* The doorbell, then the kick if the controller said it sleeps (otto_hw.h's Dekker pair). */
+static void ring_doorbell(an2_ep *ep)
+{
+    /* release: the controller acquires doorbell, then prod, then the descriptors */
+    atomic_fetch_add_explicit(A32(&ep->hdr->doorbell), 1, memory_order_release);
+    /* seq_cst: our doorbell store and our controller_asleep load must not be reordered
+     * against the controller's asleep store and its last doorbell scan */
+    atomic_thread_fence(memory_order_seq_cst);
+    /* relaxed: ordered by the fence above */
+    if (atomic_load_explicit(A32(&ep->hdr->controller_asleep), memory_order_relaxed)) {
+        uint64_t one = 1;
+        ssize_t n = write(ep->kick_fd, &one, sizeof one);
+        (void)n; /* EAGAIN means a kick is pending already */
+    }
+}
+
+static int check_frags(const an2_ep *ep, const struct an2_frag *frags, unsigned nfrags,
+                       uint64_t *total)
+{
+    if (nfrags > OTTO_MAX_FRAGS || (nfrags && !frags))
+        return -EINVAL;
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < nfrags; i++) {
+        if ((uint64_t)frags[i].offset + frags[i].length > ep->geo.buf_size)
+            return -EFAULT;
+        sum += frags[i].length;
+    }
+    *total = sum;
+    return 0;
+}
+
+static bool vc_open(const an2_ep *ep, uint16_t vc)
+{
+    return vc < ep->geo.max_vcs && ep->vcs[vc].peer_id != 0;
+}
+
+int an2_post_recv(an2_ep *ep, uint16_t vc, const struct an2_frag *frags, unsigned nfrags,
+                  uint64_t cookie)
+{
+    uint64_t total;
+    int rc = check_frags(ep, frags, nfrags, &total);
+    if (rc != 0)
+        return rc;
+    if (nfrags == 0)
+        return -EINVAL;
+    if (!vc_open(ep, vc))
+        return -EBADF;
+    struct otto_ring_index *ix = &ep->rx_index[vc];
+    uint32_t prod = ep->rx_prod[vc];
+    /* acquire: the controller has copied out the slot it hands back with cons */
+    uint32_t cons = atomic_load_explicit(A32(&ix->cons), memory_order_acquire);
+    if (prod - cons >= ep->geo.rx_slots)
+        return -EAGAIN;
+    struct otto_rx_desc *d = &ep->rx[(size_t)vc * ep->geo.rx_slots + (prod & (ep->geo.rx_slots - 1))];
+    d->cookie = cookie;
+    d->nfrags = (uint8_t)nfrags;
+    memcpy(d->frag, frags, nfrags * sizeof *frags);
+    ep->rx_prod[vc] = prod + 1;
+    /* release: the descriptor is written before the controller can see prod cover it */
+    atomic_store_explicit(A32(&ix->prod), prod + 1, memory_order_release);
+    ring_doorbell(ep);
+    return 0;
+}
+
+unsigned an2_tx_space(const an2_ep *ep)
+{
+    /* acquire: slots the controller handed back are free to overwrite */
+    uint32_t cons = atomic_load_explicit(A32(&ep->hdr->tx.cons), memory_order_acquire);
+    return ep->geo.tx_slots - (ep->tx_prod - cons);
+}
+
+int an2_send(an2_ep *ep, uint16_t vc, const struct an2_frag *frags, unsigned nfrags,
+             uint8_t uu, uint64_t cookie)
+{
+    uint64_t total;
+    int rc = check_frags(ep, frags, nfrags, &total);
+    if (rc != 0)
+        return rc;
+    if (total > OTTO_MAX_PDU)
+        return -EMSGSIZE;
+    if (!vc_open(ep, vc))
+        return -EBADF;
+    if (an2_tx_space(ep) == 0)
+        return -EAGAIN;
+    uint32_t prod = ep->tx_prod;
+    struct otto_tx_desc *d = &ep->tx[prod & (ep->geo.tx_slots - 1)];
+    d->cookie = cookie;
+    d->vc = vc;
+    d->nfrags = (uint8_t)nfrags;
+    d->uu = uu;
+    d->cpi = 0;
+    memcpy(d->frag, frags, nfrags * sizeof *frags);
+    ep->tx_prod = prod + 1;
+    /* release: the descriptor is written before the controller can see prod cover it */
+    atomic_store_explicit(A32(&ep->hdr->tx.prod), prod + 1, memory_order_release);
+    ring_doorbell(ep);
+    return 0;
+}
+
+int an2_poll(an2_ep *ep, struct an2_report *out, int max)
+{
+    uint32_t cons = ep->report_cons;
+    /* acquire: the controller wrote the reports before publishing prod */
+    uint32_t prod = atomic_load_explicit(A32(&ep->hdr->report.prod), memory_order_acquire);
+    uint32_t avail = prod - cons;
+    if (avail > ep->geo.report_slots)
+        return -EIO; /* the controller broke the ring's rule */
+    int n = 0;
+    for (; n < max && (uint32_t)n < avail; n++) {
+        const struct otto_report *r = &ep->reports[(cons + (uint32_t)n) & (ep->geo.report_slots - 1)];
+        out[n] = (struct an2_report){.cookie = r->cookie, .length = r->length, .vc = r->vc,
+                                     .kind = r->kind, .status = r->status, .uu = r->uu};
+    }
+    if (n > 0) {
+        ep->report_cons = cons + (uint32_t)n;
+        /* release: we have copied the slots out before handing them back */
+        atomic_store_explicit(A32(&ep->hdr->report.cons), ep->report_cons,
+                              memory_order_release);
+    }
+    return n;
+}
+
+/* A tuning knob from the environment, read once; cache starts at -1. */
+static uint64_t env_ns(_Atomic long *cache, const char *name, long dflt_us)
+{
+    /* relaxed: every thread computes the same value; a race only repeats the getenv */
+    long v = atomic_load_explicit(cache, memory_order_relaxed);
+    if (v < 0) {
+        const char *s = getenv(name);
+        v = s && *s ? strtol(s, NULL, 10) : dflt_us;
+        if (v < 0)
+            v = dflt_us;
+        atomic_store_explicit(cache, v, memory_order_relaxed);
+    }
+    return (uint64_t)v * 1000u;
+}
+
+int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms)
+{
+    int n = an2_poll(ep, out, max);
+    if (n != 0 || timeout_ms == 0)
+        return n;
+    uint64_t start = an2_now_ns();
+    uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : start + (uint64_t)timeout_ms * 1000000u;
+    static _Atomic long spin_us = -1, yield_us = -1;
+    uint64_t spin_ns = env_ns(&spin_us, "AN2_SPIN_US", 2);
+    uint64_t yield_ns = env_ns(&yield_us, "AN2_YIELD_US", 2000);
+    for (;;) {
+        n = an2_poll(ep, out, max);
+        if (n != 0)
+            return n;
+        uint64_t now = an2_now_ns();
+        if (now >= deadline)
+            return 0;
+        if (now - start < spin_ns) {
+            cpu_relax();
+            continue;
+        }
+        if (now - start < yield_ns) {
+            sched_yield();
+            continue;
+        }
+        /* Sleep (otto_hw.h's interrupt protocol). The count is read before asking, so an
+         * interrupt raised after our last look changes it and the futex does not sleep. */
+        /* acquire: pairs with the driver's release increment */
+        uint32_t seen = atomic_load_explicit(A32(&ep->hdr->irq_count), memory_order_acquire);
+        /* relaxed + seq_cst fence: our store must be seen before our recheck of the ring */
+        atomic_store_explicit(A32(&ep->hdr->host_wants_irq), 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst);
+        n = an2_poll(ep, out, max);
+        if (n == 0) {
+            struct timespec ts, *tsp = NULL;
+            if (deadline != UINT64_MAX) {
+                uint64_t left = deadline - now;
+                ts.tv_sec = (time_t)(left / 1000000000u);
+                ts.tv_nsec = (long)(left % 1000000000u);
+                tsp = &ts;
+            }
+            syscall(SYS_futex, &ep->hdr->irq_count, FUTEX_WAIT, seen, tsp, NULL, 0);
+            n = an2_poll(ep, out, max);
+        }
+        /* relaxed: only a hint to the controller; a stale 1 costs one spurious interrupt */
+        atomic_store_explicit(A32(&ep->hdr->host_wants_irq), 0, memory_order_relaxed);
+        if (n != 0)
+            return n;
+        start = an2_now_ns(); /* woken without a report: spin a little again */
+    }
+}

@@ -1,0 +1,51 @@
+/* an2_internal.h — the endpoint library's private state: the mapped portion and its rings,
+ * the control connection, and VC-open answers not yet collected. */
+#ifndef AN2_INTERNAL_H
+#define AN2_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "an2.h"
+#include "an2_ctl_proto.h"
+#include "otto_hw.h"
+
+#define AN2_MAX_DONE 64 /* VC-open answers held for an2_vc_open_complete */
+
+struct an2_done {
+    int status;
+    struct an2_vc_info info;
+};
+
+struct an2_ep {
+    int ctl_fd, kick_fd;
+    uint32_t id;
+    void *base;
+    size_t size;
+    struct otto_geometry geo;            /* our copy, checked once at open */
+    struct otto_portion_hdr *hdr;
+    struct otto_tx_desc *tx;
+    struct otto_rx_desc *rx;             /* VC v's ring at v * rx_slots */
+    struct otto_ring_index *rx_index;
+    struct otto_report *reports;
+    uint8_t *buf;
+    uint32_t tx_prod, report_cons;       /* our own counters (we are their only writer) */
+    uint32_t *rx_prod;                   /* per VC */
+    struct an2_vc_info *vcs;             /* per VC; vcs[v].peer_id == 0: not open */
+    struct an2_done done[AN2_MAX_DONE];  /* answers read but not collected */
+    unsigned ndone;
+};
+
+/* Thread's refusal text (an2_error_detail). */
+void an2_set_detail(const char *text);
+/* Sends a request on the control socket. 0 or -errno. */
+int an2_ctl_send(an2_ep *ep, const struct an2_ctl_req *q);
+/* Reads one reply, waiting up to timeout_ms (0: no wait, -1: forever); VC-open answers it
+ * meets go to ep->done. Returns 1 with *r filled, 0 on timeout, or -errno. */
+int an2_ctl_recv(an2_ep *ep, struct an2_ctl_reply *r, int timeout_ms);
+/* Stores an R_VC answer for an2_vc_open_complete (records an opened VC in ep->vcs). */
+void an2_note_vc_answer(an2_ep *ep, const struct an2_ctl_reply *r);
+/* Milliseconds left until deadline_ns (CLOCK_MONOTONIC); -1 if deadline is UINT64_MAX. */
+int an2_ms_left(uint64_t deadline_ns);
+uint64_t an2_now_ns(void);
+
+#endif

@@ -1,0 +1,272 @@
+/* an2_open.c — opening an endpoint: connect to an2d (starting it if none answers), receive
+ * the portion and kick descriptors, map the portion and check its geometry. */
+#include "an2_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef AN2D_DEFAULT_PATH
+#define AN2D_DEFAULT_PATH "an2d"
+#endif
+
+extern char **environ;
+
+static _Thread_local char detail[128];
+
+void an2_set_detail(const char *text) { snprintf(detail, sizeof detail, "%s", text); }
+const char *an2_error_detail(void) { return detail; }
+
+uint64_t an2_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int an2_ms_left(uint64_t deadline_ns)
+{
+    if (deadline_ns == UINT64_MAX)
+        return -1;
+    uint64_t now = an2_now_ns();
+    return now >= deadline_ns ? 0 : (int)((deadline_ns - now + 999999) / 1000000);
+}
+
+static int connect_once(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+/* Starts `an2d --daemon --socket path` and waits for it to report. Two tasks doing this at
+ * once is fine: an2d takes a lock, the loser exits 3 ("already running"). */
+static int start_an2d(const char *path)
+{
+    const char *prog = getenv("AN2D_PATH");
+    if (!prog || !*prog)
+        prog = AN2D_DEFAULT_PATH;
+    char *argv[] = {(char *)prog, "--daemon", "--socket", (char *)path, NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, prog, NULL, NULL, argv, environ);
+    if (rc != 0) {
+        char text[128];
+        snprintf(text, sizeof text, "cannot start %s: %s", prog, strerror(rc));
+        an2_set_detail(text);
+        return -rc;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            return 0; /* SIGCHLD ignored: the child was reaped for us; just try to connect */
+    }
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3))
+        return 0;
+    char text[128];
+    snprintf(text, sizeof text, "%s could not start (status %d); see its log", prog, status);
+    an2_set_detail(text);
+    return -ECONNREFUSED;
+}
+
+static int connect_or_start(const char *path, bool autostart)
+{
+    int fd = connect_once(path);
+    if (fd >= 0 || !autostart || (fd != -ENOENT && fd != -ECONNREFUSED))
+        return fd;
+    int rc = start_an2d(path);
+    if (rc < 0)
+        return rc;
+    /* An an2d that lost the start race may still be binding: retry for a while. */
+    for (int i = 0; i < 500; i++) {
+        fd = connect_once(path);
+        if (fd >= 0 || (fd != -ENOENT && fd != -ECONNREFUSED))
+            return fd;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return fd;
+}
+
+/* Reads the OPEN reply and its two descriptors. */
+static int recv_open_reply(int fd, struct an2_ctl_reply *r, int fds[2])
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int pr = poll(&p, 1, 10000);
+    if (pr <= 0)
+        return pr == 0 ? -ETIMEDOUT : -errno;
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {.iov_base = r, .iov_len = sizeof *r};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                        .msg_controllen = sizeof ctl.buf};
+    ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+    if (n < 0)
+        return -errno;
+    int got = 0;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+            continue;
+        int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < k; i++) {
+            int f;
+            memcpy(&f, CMSG_DATA(cm) + (size_t)i * sizeof(int), sizeof f);
+            if (got < 2)
+                fds[got++] = f;
+            else
+                close(f);
+        }
+    }
+    if (n != (ssize_t)sizeof *r || r->magic != AN2_CTL_MAGIC ||
+        (r->op != AN2_CTL_R_OPEN && r->op != AN2_CTL_R_ERROR)) {
+        for (int i = 0; i < got; i++)
+            close(fds[i]);
+        an2_set_detail(n == 0 ? "an2d closed the connection" : "garbled reply from an2d");
+        return n == 0 ? -ECONNRESET : -EPROTO;
+    }
+    r->detail[sizeof r->detail - 1] = 0;
+    if (r->status != 0 || got != 2) {
+        for (int i = 0; i < got; i++)
+            close(fds[i]);
+        an2_set_detail(r->detail[0] ? r->detail : "an2d sent no portion");
+        return r->status ? r->status : -EPROTO;
+    }
+    return 0;
+}
+
+/* Points the ring pointers into the mapping after checking the geometry fits it. */
+static int setup_rings(an2_ep *ep)
+{
+    const struct otto_geometry *g = &ep->geo;
+    memcpy(&ep->geo, &ep->hdr->geo, sizeof ep->geo);
+    bool pow2 = g->tx_slots && !(g->tx_slots & (g->tx_slots - 1)) && g->rx_slots &&
+                !(g->rx_slots & (g->rx_slots - 1)) && g->report_slots &&
+                !(g->report_slots & (g->report_slots - 1));
+    uint64_t rx_bytes = (uint64_t)g->max_vcs * g->rx_slots * sizeof(struct otto_rx_desc);
+    if (g->magic != OTTO_HW_MAGIC || g->version != OTTO_HW_VERSION || !pow2 ||
+        g->max_vcs == 0 || g->max_vcs > 65536 || g->portion_size != ep->size ||
+        g->tx_ring_off + (uint64_t)g->tx_slots * sizeof(struct otto_tx_desc) > ep->size ||
+        g->rx_ring_off + rx_bytes > ep->size ||
+        g->rx_index_off + (uint64_t)g->max_vcs * sizeof(struct otto_ring_index) > ep->size ||
+        g->report_ring_off + (uint64_t)g->report_slots * sizeof(struct otto_report) > ep->size ||
+        g->buf_off + g->buf_size > ep->size || g->buf_size > UINT32_MAX) {
+        an2_set_detail("the portion's geometry does not fit its mapping");
+        return -EPROTO;
+    }
+    uint8_t *b = ep->base;
+    ep->tx = (struct otto_tx_desc *)(b + g->tx_ring_off);
+    ep->rx = (struct otto_rx_desc *)(b + g->rx_ring_off);
+    ep->rx_index = (struct otto_ring_index *)(b + g->rx_index_off);
+    ep->reports = (struct otto_report *)(b + g->report_ring_off);
+    ep->buf = b + g->buf_off;
+    ep->rx_prod = calloc(g->max_vcs, sizeof *ep->rx_prod);
+    ep->vcs = calloc(g->max_vcs, sizeof *ep->vcs);
+    return ep->rx_prod && ep->vcs ? 0 : -ENOMEM;
+}
+
+int an2_open(const struct an2_open_params *params, an2_ep **out)
+{
+    static const struct an2_open_params none;
+    const struct an2_open_params *p = params ? params : &none;
+    detail[0] = 0;
+    char path[108];
+    if (an2_socket_path(path, sizeof path) != 0) {
+        an2_set_detail("control socket path too long (set AN2_SOCKET)");
+        return -ENAMETOOLONG;
+    }
+    bool autostart = !p->no_autostart && !getenv("AN2_NO_AUTOSTART");
+    int fd = connect_or_start(path, autostart);
+    if (fd < 0) {
+        if (!detail[0]) {
+            char text[128];
+            snprintf(text, sizeof text, "no an2d at %.90s", path);
+            an2_set_detail(text);
+        }
+        return fd;
+    }
+    an2_ep *ep = calloc(1, sizeof *ep);
+    if (!ep) {
+        close(fd);
+        return -ENOMEM;
+    }
+    ep->ctl_fd = fd;
+    ep->kick_fd = -1;
+    struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
+                            .op = AN2_CTL_OPEN, .buf_size = p->buf_size,
+                            .max_vcs = p->max_vcs, .tx_slots = p->tx_slots,
+                            .rx_slots = p->rx_slots};
+    struct an2_ctl_reply r;
+    int fds[2] = {-1, -1};
+    int rc = an2_ctl_send(ep, &q);
+    if (rc == 0)
+        rc = recv_open_reply(fd, &r, fds);
+    if (rc == 0) {
+        ep->kick_fd = fds[1];
+        ep->id = r.endpoint_id;
+        struct stat st;
+        if (fstat(fds[0], &st) != 0 || (uint64_t)st.st_size != r.portion_size) {
+            an2_set_detail("the portion's size is not what an2d announced");
+            rc = -EPROTO;
+        } else {
+            ep->size = r.portion_size;
+            ep->base = mmap(NULL, ep->size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+            if (ep->base == MAP_FAILED) {
+                ep->base = NULL;
+                rc = -errno;
+            } else {
+                ep->hdr = ep->base;
+                rc = setup_rings(ep);
+            }
+        }
+        close(fds[0]);
+    }
+    if (rc != 0) {
+        an2_close(ep);
+        return rc;
+    }
+    *out = ep;
+    return 0;
+}
+
+void an2_close(an2_ep *ep)
+{
+    if (!ep)
+        return;
+    /* Closing the connection is the whole protocol: an2d reclaims everything. */
+    if (ep->base)
+        munmap(ep->base, ep->size);
+    if (ep->kick_fd >= 0)
+        close(ep->kick_fd);
+    close(ep->ctl_fd);
+    free(ep->rx_prod);
+    free(ep->vcs);
+    free(ep);
+}
+
+uint32_t an2_endpoint_id(const an2_ep *ep) { return ep->id; }
+void *an2_buf_base(const an2_ep *ep) { return ep->buf; }
+size_t an2_buf_size(const an2_ep *ep) { return ep->geo.buf_size; }
+uint32_t an2_max_vcs(const an2_ep *ep) { return ep->geo.max_vcs; }
+uint32_t an2_tx_slots(const an2_ep *ep) { return ep->geo.tx_slots; }
+uint32_t an2_rx_slots(const an2_ep *ep) { return ep->geo.rx_slots; }
+int an2_ctl_fd(const an2_ep *ep) { return ep->ctl_fd; }

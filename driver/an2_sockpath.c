@@ -1,0 +1,28 @@
+/* an2_sockpath.c — where an2d listens: $AN2_SOCKET, else ${PVM_TMP:-/tmp}/an2d.<uid>[.<vmid>].sock,
+ * so that isolated PVM setups (own PVM_TMP / PVM_VMID) get isolated an2ds. */
+#include "an2.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int an2_socket_path(char *buf, size_t len)
+{
+    const char *explicit_path = getenv("AN2_SOCKET");
+    const char *dir = getenv("PVM_TMP");
+    const char *vmid = getenv("PVM_VMID");
+    int n;
+    if (explicit_path && *explicit_path)
+        n = snprintf(buf, len, "%s", explicit_path);
+    else if (vmid && *vmid)
+        n = snprintf(buf, len, "%s/an2d.%u.%s.sock", dir && *dir ? dir : "/tmp",
+                     (unsigned)geteuid(), vmid);
+    else
+        n = snprintf(buf, len, "%s/an2d.%u.sock", dir && *dir ? dir : "/tmp",
+                     (unsigned)geteuid());
+    if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof(((struct sockaddr_un *)0)->sun_path))
+        return -ENAMETOOLONG;
+    return 0;
+}

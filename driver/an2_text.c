@@ -1,0 +1,63 @@
+/* an2_text.c — words for numbers: VC addresses in linux-atm's itf.vpi.vci notation, error
+ * and report-status texts. */
+#include "an2.h"
+
+#include <atm.h>
+#include <errno.h>
+#include <string.h>
+
+int an2_addr_format(char *buf, size_t len, uint16_t itf, uint16_t vpi, uint16_t vci)
+{
+    struct sockaddr_atmpvc a;
+    memset(&a, 0, sizeof a);
+    a.sap_family = AF_ATMPVC;
+    a.sap_addr.itf = (short)itf;
+    a.sap_addr.vpi = (short)vpi;
+    a.sap_addr.vci = vci;
+    int n = atm2text(buf, (int)len, (struct sockaddr *)&a, 0);
+    return n < 0 ? -EINVAL : 0;
+}
+
+int an2_addr_parse(const char *text, uint16_t *itf, uint16_t *vpi, uint16_t *vci)
+{
+    struct sockaddr_atmpvc a;
+    memset(&a, 0, sizeof a);
+    if (text2atm(text, (struct sockaddr *)&a, sizeof a, T2A_PVC) < 0 ||
+        a.sap_family != AF_ATMPVC || a.sap_addr.itf < 0 || a.sap_addr.vpi < 0 ||
+        a.sap_addr.vci < 0)
+        return -EINVAL;
+    *itf = (uint16_t)a.sap_addr.itf;
+    *vpi = (uint16_t)a.sap_addr.vpi;
+    *vci = (uint16_t)a.sap_addr.vci;
+    return 0;
+}
+
+const char *an2_strerror(int err)
+{
+    switch (-err) {
+    case 0: return "success";
+    case E2BIG: return "request exceeds an2d's per-task limit";
+    case ENOSPC: return "no free VC (per-endpoint VC limit or VCI space)";
+    case ESRCH: return "no such peer endpoint, or it closed before agreeing";
+    case ETIMEDOUT: return "timed out";
+    case EALREADY: return "already asking that peer for a VC";
+    case EAGAIN: return "ring full: read reports and retry";
+    case EBADF: return "no such VC open on this endpoint";
+    case EFAULT: return "fragment outside the buffer area";
+    case EMSGSIZE: return "PDU larger than 65,535 bytes";
+    case ECONNREFUSED: return "no an2d answers at the control socket";
+    case ENOENT: return "no an2d control socket (or nothing to cancel)";
+    case ECONNRESET: return "an2d closed the connection";
+    case EPROTO: return "control protocol error with an2d";
+    case ENAMETOOLONG: return "control socket path too long";
+    case EIO: return "the controller broke the report ring";
+    default: return strerror(-err);
+    }
+}
+
+const char *an2_status_str(unsigned status)
+{
+    static const char *const names[] = {"ok", "CRC error", "length error", "aborted",
+                                        "protection violation", "peer gone"};
+    return status < sizeof names / sizeof names[0] ? names[status] : "unknown status";
+}

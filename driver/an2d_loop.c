@@ -1,0 +1,117 @@
+/* an2d_loop.c — an2d's event loop: polls the controller, looks at the control socket every
+ * ctl_period by the clock (not a system call per iteration), idles adaptively. */
+#include "an2d_loop.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "an2d_log.h"
+#include "driver.h"
+#include "otto.h"
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Handles what epoll reports, waiting up to timeout_ns (0: just look; UINT64_MAX: forever).
+ * Returns false when an2d must stop. */
+static bool handle_events(struct an2d_loop *L, uint64_t timeout_ns)
+{
+    struct epoll_event ev[32];
+    struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000u),
+                          .tv_nsec = (long)(timeout_ns % 1000000000u)};
+    int n = epoll_pwait2(L->epoll_fd, ev, 32, timeout_ns == UINT64_MAX ? NULL : &ts, NULL);
+    if (n < 0) {
+        if (errno != EINTR)
+            an2d_log("epoll: %s", strerror(errno));
+        return true;
+    }
+    bool keep_going = true;
+    for (int i = 0; i < n; i++) {
+        uint64_t tag = ev[i].data.u64;
+        if (tag == AN2D_EV_LISTEN) {
+            an2_driver_accept(L->drv, L->listen_fd);
+        } else if (tag == AN2D_EV_KICK) {
+            uint64_t count;
+            ssize_t r = read(L->kick_fd, &count, sizeof count); /* drains; EAGAIN is fine */
+            (void)r;
+        } else if (tag == AN2D_EV_SIGNAL) {
+            struct signalfd_siginfo si;
+            if (read(L->signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+                an2d_log("signal %u: stopping", si.ssi_signo);
+                keep_going = false;
+            }
+        } else if (tag >= AN2_DRIVER_EPOLL_BASE) {
+            an2_driver_client_event(L->drv, (uint32_t)(tag - AN2_DRIVER_EPOLL_BASE),
+                                    ev[i].events);
+        }
+    }
+    return keep_going && !an2_driver_stop_requested(L->drv);
+}
+
+void an2d_loop_run(struct an2d_loop *L)
+{
+    uint64_t now = now_ns();
+    uint64_t next_ctl = now, last_progress = now;
+    for (;;) {
+        bool progress = otto_poll(L->otto, now);
+        now = now_ns();
+        if (now >= next_ctl) {
+            if (!handle_events(L, 0))
+                return;
+            next_ctl = now + L->ctl_period_ns;
+        }
+        if (progress) {
+            last_progress = now;
+            continue;
+        }
+        uint64_t deadline = otto_next_deadline(L->otto);
+        uint64_t idle = now - last_progress;
+        if (deadline != UINT64_MAX && deadline < now + L->spin_ns) {
+            cpu_relax(); /* paced work is due any moment */
+            continue;
+        }
+        if (idle < L->spin_ns) {
+            cpu_relax();
+            continue;
+        }
+        if (idle < L->yield_ns && (deadline == UINT64_MAX || deadline < now + L->yield_ns)) {
+            sched_yield();
+            continue;
+        }
+        /* Sleep: tell every portion first, then look once more (see otto_hw.h). */
+        otto_set_asleep(L->otto, true);
+        if (otto_poll(L->otto, now_ns())) {
+            otto_set_asleep(L->otto, false);
+            now = last_progress = now_ns();
+            continue;
+        }
+        deadline = otto_next_deadline(L->otto);
+        now = now_ns();
+        uint64_t timeout = deadline == UINT64_MAX ? UINT64_MAX
+                           : deadline > now       ? deadline - now
+                                                  : 0;
+        bool keep_going = handle_events(L, timeout);
+        otto_set_asleep(L->otto, false);
+        if (!keep_going)
+            return;
+        now = last_progress = now_ns();
+        next_ctl = now + L->ctl_period_ns;
+    }
+}

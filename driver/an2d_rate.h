@@ -1,0 +1,13 @@
+/* an2d_rate.h — link rates in words: unpaced, oc3, oc12, or linux-atm QoS text. */
+#ifndef AN2D_RATE_H
+#define AN2D_RATE_H
+
+#define AN2_OC3_CELLS_PER_SECOND (149760000.0 / 424.0) /* SONET payload / cell bits */
+
+/* "unpaced" (0), "oc3", "oc12", or a linux-atm QoS specification parsed with text2qos (its
+ * transmit PCR, else its maximum PCR, in cells/s; e.g. "cbr:pcr=100000" or
+ * "ubr:max_pcr=100Mbps"; QoS text without a rate, e.g. "ubr", is unpaced). 0 on success,
+ * -EINVAL for text that is neither. */
+int an2d_parse_rate(const char *text, double *cells_per_second);
+
+#endif

@@ -1,0 +1,80 @@
+/* an2d_stop.c — `an2d --stop`: asks the an2d at a socket to stop and waits until it is gone. */
+#include "an2d_stop.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "an2_ctl_proto.h"
+
+/* True while pid runs (a zombie, or a pid reused by a non-an2d, counts as gone). */
+static bool still_running(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *close_paren = strrchr(buf, ')');
+    if (!close_paren || close_paren[1] != ' ' || close_paren[2] == 'Z' || close_paren[2] == 'X')
+        return false;
+    return strstr(buf, "(an2d)") != NULL;
+}
+
+int an2d_stop(const char *path, int timeout_ms)
+{
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
+                            .op = AN2_CTL_STOP};
+    struct an2_ctl_reply r = {0};
+    pid_t pid = 0;
+    int rc = -ETIMEDOUT;
+    if (send(fd, &q, sizeof q, MSG_NOSIGNAL) != (ssize_t)sizeof q) {
+        rc = -errno;
+        goto out;
+    }
+    /* The reply, then end of file when an2d has let go of every client. */
+    for (int waited = 0; waited < timeout_ms; waited += 10) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 10) <= 0)
+            continue;
+        ssize_t n = recv(fd, &r, sizeof r, 0);
+        if (n == (ssize_t)sizeof r && r.magic == AN2_CTL_MAGIC && r.op == AN2_CTL_R_STOP) {
+            pid = r.pid;
+            continue;
+        }
+        if (n <= 0) {
+            rc = pid ? 0 : -EPROTO;
+            break;
+        }
+    }
+    if (rc == 0) {
+        for (int waited = 0; waited < timeout_ms && still_running(pid); waited += 10) {
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        if (still_running(pid))
+            rc = -ETIMEDOUT;
+    }
+out:
+    close(fd);
+    return rc;
+}

@@ -1,0 +1,161 @@
+/* an2stat.c — netstat for the AN2 fabric: switch port counters, endpoints and their VCs
+ * with controller and switch counters, read from an2d over the control socket. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "an2.h"
+#include "an2_ctl_proto.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: an2stat [-s SOCKET] [-p] [-e] [-v] [--summary]\n"
+               "  -s, --socket PATH  an2d's control socket (default: as liban2 finds it)\n"
+               "  -p, --ports        switch port counters only\n"
+               "  -e, --endpoints    endpoints only\n"
+               "  -v, --vcs          VCs only\n"
+               "      --summary      one line: endpoints, vcs, routes, pending\n");
+}
+
+static int fetch(const char *path, char *buf, size_t len, size_t *got)
+{
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
+                            .op = AN2_CTL_STATS};
+    int rc = 0;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        send(fd, &q, sizeof q, MSG_NOSIGNAL) != (ssize_t)sizeof q) {
+        rc = -errno;
+    } else {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        ssize_t n = poll(&p, 1, 10000) == 1 ? recv(fd, buf, len, 0) : -1;
+        if (n < (ssize_t)sizeof(struct an2_stat_hdr))
+            rc = n < 0 ? -ETIMEDOUT : -EPROTO;
+        else
+            *got = (size_t)n;
+    }
+    close(fd);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    enum { O_SUMMARY = 256 };
+    static const struct option longopts[] = {
+        {"socket", required_argument, 0, 's'}, {"ports", no_argument, 0, 'p'},
+        {"endpoints", no_argument, 0, 'e'},    {"vcs", no_argument, 0, 'v'},
+        {"summary", no_argument, 0, O_SUMMARY}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    char path[108] = "";
+    bool ports = false, eps = false, vcs = false, summary = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "s:pevh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's': snprintf(path, sizeof path, "%s", optarg); break;
+        case 'p': ports = true; break;
+        case 'e': eps = true; break;
+        case 'v': vcs = true; break;
+        case O_SUMMARY: summary = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!ports && !eps && !vcs && !summary)
+        ports = eps = vcs = true;
+    if (!path[0] && an2_socket_path(path, sizeof path) != 0) {
+        fprintf(stderr, "an2stat: control socket path too long\n");
+        return 2;
+    }
+    char *buf = malloc(AN2_CTL_STATS_MAX);
+    size_t got = 0;
+    int rc = buf ? fetch(path, buf, AN2_CTL_STATS_MAX, &got) : -ENOMEM;
+    if (rc != 0) {
+        fprintf(stderr, "an2stat: %s: %s\n", path, an2_strerror(rc));
+        free(buf);
+        return 1;
+    }
+    struct an2_stat_hdr h;
+    memcpy(&h, buf, sizeof h);
+    size_t need = sizeof h + h.nports * sizeof(struct an2_stat_port) +
+                  h.nendpoints * sizeof(struct an2_stat_ep) + h.nvcs * sizeof(struct an2_stat_vc);
+    if (h.magic != AN2_CTL_MAGIC || h.op != AN2_CTL_R_STATS || need != got) {
+        fprintf(stderr, "an2stat: garbled answer from an2d\n");
+        free(buf);
+        return 1;
+    }
+    const char *p = buf + sizeof h;
+    if (summary)
+        printf("an2d pid %d: endpoints %u vcs %u routes %u pending %u\n", h.pid, h.nendpoints,
+               h.nvcs, h.nroutes, h.npending);
+    if (ports || eps || vcs) {
+        if (h.cells_per_second > 0)
+            printf("an2d pid %d, up %.1f s, link %.1f cells/s (%.2f Mb/s of cell payload)\n",
+                   h.pid, h.uptime_ns / 1e9, h.cells_per_second,
+                   h.cells_per_second * 384 / 1e6);
+        else
+            printf("an2d pid %d, up %.1f s, link unpaced\n", h.pid, h.uptime_ns / 1e9);
+    }
+    if (ports) {
+        printf("\nSwitch ports\n%-5s %14s %14s %14s %10s %8s\n", "PORT", "CELLS_IN",
+               "CELLS_OUT", "CREDITS", "STALLS", "DROPS");
+    }
+    for (uint32_t i = 0; i < h.nports; i++, p += sizeof(struct an2_stat_port)) {
+        struct an2_stat_port s;
+        memcpy(&s, p, sizeof s);
+        if (ports)
+            printf("%-5u %14llu %14llu %14llu %10llu %8llu\n", s.port,
+                   (unsigned long long)s.cells_in, (unsigned long long)s.cells_out,
+                   (unsigned long long)s.credits_granted, (unsigned long long)s.stalls,
+                   (unsigned long long)s.drops);
+    }
+    if (eps)
+        printf("\nEndpoints\n%-9s %8s %8s %8s %14s %14s\n", "ENDPOINT", "PID", "VCS", "MAX_VCS",
+               "BUF_BYTES", "PORTION_BYTES");
+    for (uint32_t i = 0; i < h.nendpoints; i++, p += sizeof(struct an2_stat_ep)) {
+        struct an2_stat_ep s;
+        memcpy(&s, p, sizeof s);
+        if (eps)
+            printf("%-9u %8d %8u %8u %14llu %14llu\n", s.endpoint_id, s.pid, s.vcs_open,
+                   s.max_vcs, (unsigned long long)s.buf_size,
+                   (unsigned long long)s.portion_size);
+    }
+    if (vcs)
+        printf("\nVCs (controller counters of this end; switch counters of its cells)\n"
+               "%-9s %4s %-12s %8s %10s %10s %10s %10s %6s %6s %6s %6s %10s %10s %8s %6s %5s\n",
+               "ENDPOINT", "VC", "ADDR", "PEER", "TX_PDUS", "TX_CELLS", "RX_PDUS", "RX_CELLS",
+               "CRC", "LEN", "PROT", "ABORT", "SW_IN", "SW_OUT", "STALLS", "DROPS", "BUF");
+    for (uint32_t i = 0; i < h.nvcs; i++, p += sizeof(struct an2_stat_vc)) {
+        struct an2_stat_vc s;
+        memcpy(&s, p, sizeof s);
+        if (!vcs)
+            continue;
+        char addr[AN2_ADDR_LEN], peer[16];
+        an2_addr_format(addr, sizeof addr, s.itf, s.vpi, s.vci);
+        snprintf(peer, sizeof peer, s.peer_gone ? "%u-gone" : "%u", s.peer_id);
+        printf("%-9u %4u %-12s %8s %10llu %10llu %10llu %10llu %6llu %6llu %6llu %6llu %10llu "
+               "%10llu %8llu %6llu %5u\n",
+               s.endpoint_id, s.vc, addr, peer, (unsigned long long)s.tx_pdus,
+               (unsigned long long)s.tx_cells, (unsigned long long)s.rx_pdus,
+               (unsigned long long)s.rx_cells, (unsigned long long)s.crc_errors,
+               (unsigned long long)s.length_errors, (unsigned long long)s.protection_errors,
+               (unsigned long long)s.aborted, (unsigned long long)s.sw_cells_in,
+               (unsigned long long)s.sw_cells_out, (unsigned long long)s.sw_stalls,
+               (unsigned long long)s.sw_drops, s.sw_buffered);
+    }
+    if (h.truncated)
+        printf("(more than fits one answer: list truncated)\n");
+    free(buf);
+    return 0;
+}

@@ -1,0 +1,391 @@
+/* driver.c — the driver's clients: accepting tasks, handing out portions, parsing requests,
+ * waking sleepers, and dropping a client however it goes away. */
+#include "driver_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "an2d_log.h"
+#include "otto.h"
+
+uint64_t drv_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct an2_driver *an2_driver_create(const struct an2_driver_limits *limits, int epoll_fd,
+                                     int kick_fd, double cells_per_second)
+{
+    struct an2_driver *drv = calloc(1, sizeof *drv);
+    if (!drv)
+        return NULL;
+    drv->limits = *limits;
+    drv->epoll_fd = epoll_fd;
+    drv->kick_fd = kick_fd;
+    drv->cells_per_second = cells_per_second;
+    drv->start_ns = drv_now_ns();
+    drv->next_endpoint_id = 1;
+    drv->vci_cursor = AN2_FIRST_VCI;
+    drv->clients = calloc(limits->max_clients, sizeof *drv->clients);
+    if (!drv->clients) {
+        free(drv);
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < limits->max_clients; i++)
+        drv->clients[i].fd = -1;
+    return drv;
+}
+
+void an2_driver_set_hardware(struct an2_driver *drv, struct otto *otto, struct an2_switch *sw)
+{
+    drv->otto = otto;
+    drv->sw = sw;
+}
+
+void an2_driver_destroy(struct an2_driver *drv)
+{
+    if (!drv)
+        return;
+    for (uint32_t i = 0; i < drv->limits.max_clients; i++)
+        if (drv->clients[i].fd >= 0)
+            drv_drop_client(drv, i, "an2d stopping");
+    free(drv->pending);
+    free(drv->clients);
+    free(drv);
+}
+
+bool an2_driver_stop_requested(const struct an2_driver *drv) { return drv->stop_requested; }
+
+struct drv_client *drv_client_by_id(struct an2_driver *drv, uint32_t endpoint_id)
+{
+    if (endpoint_id == 0)
+        return NULL;
+    for (uint32_t i = 0; i < drv->limits.max_clients; i++)
+        if (drv->clients[i].fd >= 0 && drv->clients[i].endpoint_id == endpoint_id)
+            return &drv->clients[i];
+    return NULL;
+}
+
+void drv_reply_init(struct an2_ctl_reply *r, uint16_t op, int32_t status)
+{
+    memset(r, 0, sizeof *r);
+    r->magic = AN2_CTL_MAGIC;
+    r->version = AN2_CTL_VERSION;
+    r->op = op;
+    r->status = status;
+}
+
+void drv_doom(struct drv_client *c, const char *why)
+{
+    if (!c->doomed)
+        snprintf(c->why, sizeof c->why, "%s", why);
+    c->doomed = true;
+}
+
+bool drv_send(struct drv_client *c, const void *msg, size_t len, const int *fds, int nfds)
+{
+    if (c->doomed)
+        return false;
+    struct iovec iov = {.iov_base = (void *)msg, .iov_len = len};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    if (nfds > 0) {
+        memset(&ctl, 0, sizeof ctl);
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+        memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+    }
+    ssize_t n = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n == (ssize_t)len)
+        return true;
+    drv_doom(c, n < 0 && errno == EAGAIN ? "not reading its control socket" : "send failed");
+    return false;
+}
+
+/* The emulated interrupt: count it where the task futex-waits, and wake the task. */
+void an2_driver_interrupt(void *ctx, uint32_t portion_id)
+{
+    struct an2_driver *drv = ctx;
+    if (portion_id >= drv->limits.max_clients || !drv->clients[portion_id].base)
+        return;
+    struct otto_portion_hdr *hdr = drv->clients[portion_id].base;
+    /* release: the reports published before the interrupt are visible to a task that
+     * acquires the new irq_count (the futex wake itself also orders, this documents it) */
+    atomic_fetch_add_explicit((_Atomic uint32_t *)&hdr->irq_count, 1, memory_order_release);
+    syscall(SYS_futex, &hdr->irq_count, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void an2_driver_accept(struct an2_driver *drv, int listen_fd)
+{
+    for (;;) {
+        int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno != EAGAIN && errno != EINTR)
+                an2d_log("accept: %s", strerror(errno));
+            if (errno == EINTR)
+                continue;
+            return;
+        }
+        struct ucred cred;
+        socklen_t cl = sizeof cred;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0) {
+            an2d_log("refused a client: SO_PEERCRED: %s", strerror(errno));
+            close(fd);
+            continue;
+        }
+        if (cred.uid != geteuid()) {
+            an2d_log("refused pid %d: uid %u is not an2d's uid %u", (int)cred.pid,
+                     (unsigned)cred.uid, (unsigned)geteuid());
+            close(fd);
+            continue;
+        }
+        uint32_t slot = 0;
+        while (slot < drv->limits.max_clients && drv->clients[slot].fd >= 0)
+            slot++;
+        if (slot == drv->limits.max_clients) {
+            an2d_log("refused pid %d: %u clients already (--max-clients)", (int)cred.pid,
+                     (unsigned)drv->limits.max_clients);
+            close(fd);
+            continue;
+        }
+        struct epoll_event ev = {.events = EPOLLIN, .data.u64 = AN2_DRIVER_EPOLL_BASE + slot};
+        if (epoll_ctl(drv->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            an2d_log("refused pid %d: epoll: %s", (int)cred.pid, strerror(errno));
+            close(fd);
+            continue;
+        }
+        struct drv_client *c = &drv->clients[slot];
+        memset(c, 0, sizeof *c);
+        c->fd = fd;
+        c->pid = cred.pid;
+    }
+}
+
+void drv_drop_client(struct an2_driver *drv, uint32_t slot, const char *why)
+{
+    struct drv_client *c = &drv->clients[slot];
+    if (c->fd < 0)
+        return;
+    if (c->endpoint_id)
+        an2d_log("endpoint %u (pid %d) closed: %s", c->endpoint_id, (int)c->pid, why);
+    drv_vc_release_all(drv, slot);
+    if (c->base) {
+        otto_detach(drv->otto, slot);
+        munmap(c->base, c->size);
+    }
+    free(c->vcs);
+    epoll_ctl(drv->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+}
+
+static void refuse_open(struct drv_client *c, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void refuse_open(struct drv_client *c, int err, const char *fmt, ...)
+{
+    struct an2_ctl_reply r;
+    drv_reply_init(&r, AN2_CTL_R_OPEN, -err);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r.detail, sizeof r.detail, fmt, ap);
+    va_end(ap);
+    an2d_log("refused open by pid %d: %s", (int)c->pid, r.detail);
+    drv_send(c, &r, sizeof r, NULL, 0);
+}
+
+static uint32_t pick(uint32_t asked, uint32_t dflt) { return asked ? asked : dflt; }
+
+static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_ctl_req *q)
+{
+    struct drv_client *c = &drv->clients[slot];
+    const struct an2_driver_limits *L = &drv->limits;
+    if (c->endpoint_id) {
+        refuse_open(c, EISCONN, "this connection already holds endpoint %u", c->endpoint_id);
+        return;
+    }
+    struct otto_portion_params pp = {
+        .max_vcs = pick(q->max_vcs, L->default_vcs),
+        .tx_slots = pick(q->tx_slots, L->default_tx_slots),
+        .rx_slots = pick(q->rx_slots, L->default_rx_slots),
+        .buf_size = q->buf_size ? q->buf_size : L->default_buf_size,
+    };
+    if (pp.buf_size > L->max_buf_size) {
+        refuse_open(c, E2BIG, "buffer area %llu bytes exceeds the per-task limit %llu",
+                    (unsigned long long)pp.buf_size, (unsigned long long)L->max_buf_size);
+        return;
+    }
+    if (pp.max_vcs > L->max_vcs) {
+        refuse_open(c, E2BIG, "%u VCs exceed the per-task limit %u", pp.max_vcs, L->max_vcs);
+        return;
+    }
+    if (pp.tx_slots > L->max_tx_slots || pp.rx_slots > L->max_rx_slots) {
+        refuse_open(c, E2BIG, "ring slots tx %u rx %u exceed the limits tx %u rx %u",
+                    pp.tx_slots, pp.rx_slots, L->max_tx_slots, L->max_rx_slots);
+        return;
+    }
+    struct otto_geometry geo;
+    int rc = otto_portion_geometry(&pp, &geo);
+    if (rc != 0) {
+        refuse_open(c, -rc, "bad portion parameters (slots must be powers of two)");
+        return;
+    }
+    if (geo.portion_size - geo.buf_size > L->max_desc_mem) {
+        refuse_open(c, E2BIG, "descriptor memory %llu bytes exceeds the per-task limit %llu",
+                    (unsigned long long)(geo.portion_size - geo.buf_size),
+                    (unsigned long long)L->max_desc_mem);
+        return;
+    }
+    int memfd = memfd_create("an2-portion", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (memfd < 0) {
+        refuse_open(c, errno, "memfd_create: %s", strerror(errno));
+        return;
+    }
+    void *base = MAP_FAILED;
+    /* Sealed so that the task cannot shrink the object under an2d's mapping (SIGBUS). */
+    if (ftruncate(memfd, (off_t)geo.portion_size) != 0 ||
+        fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
+        (base = mmap(NULL, geo.portion_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0)) ==
+            MAP_FAILED) {
+        int e = errno;
+        close(memfd);
+        refuse_open(c, e, "portion of %llu bytes: %s", (unsigned long long)geo.portion_size,
+                    strerror(e));
+        return;
+    }
+    c->vcs = calloc(pp.max_vcs, sizeof *c->vcs);
+    if (!c->vcs) {
+        munmap(base, geo.portion_size);
+        close(memfd);
+        refuse_open(c, ENOMEM, "out of memory");
+        return;
+    }
+    otto_portion_format(base, &geo);
+    rc = otto_attach(drv->otto, slot, base, geo.portion_size);
+    if (rc != 0) {
+        free(c->vcs);
+        c->vcs = NULL;
+        munmap(base, geo.portion_size);
+        close(memfd);
+        refuse_open(c, -rc, "controller refused the portion: %s", strerror(-rc));
+        return;
+    }
+    c->base = base;
+    c->size = geo.portion_size;
+    c->buf_size = geo.buf_size;
+    c->max_vcs = pp.max_vcs;
+    c->endpoint_id = drv->next_endpoint_id++;
+
+    struct an2_ctl_reply r;
+    drv_reply_init(&r, AN2_CTL_R_OPEN, 0);
+    r.endpoint_id = c->endpoint_id;
+    r.portion_size = geo.portion_size;
+    int fds[2] = {memfd, drv->kick_fd};
+    drv_send(c, &r, sizeof r, fds, 2);
+    close(memfd); /* an2d keeps only its mapping */
+    an2d_log("endpoint %u opened by pid %d: %u VCs, buffer area %llu bytes", c->endpoint_id,
+             (int)c->pid, c->max_vcs, (unsigned long long)c->buf_size);
+}
+
+static void handle_request(struct an2_driver *drv, uint32_t slot, const struct an2_ctl_req *q)
+{
+    struct drv_client *c = &drv->clients[slot];
+    if (q->op == AN2_CTL_OPEN) {
+        handle_open(drv, slot, q);
+    } else if (q->op == AN2_CTL_STATS) {
+        drv_stats(drv, slot);
+    } else if (q->op == AN2_CTL_STOP) {
+        struct an2_ctl_reply r;
+        drv_reply_init(&r, AN2_CTL_R_STOP, 0);
+        r.pid = (int32_t)getpid();
+        drv_send(c, &r, sizeof r, NULL, 0);
+        an2d_log("stop requested by pid %d", (int)c->pid);
+        drv->stop_requested = true;
+    } else if (!c->endpoint_id) {
+        struct an2_ctl_reply r;
+        drv_reply_init(&r, AN2_CTL_R_ERROR, -ENOTCONN);
+        snprintf(r.detail, sizeof r.detail, "no endpoint open on this connection");
+        drv_send(c, &r, sizeof r, NULL, 0);
+    } else if (q->op == AN2_CTL_VC_OPEN) {
+        drv_vc_open(drv, slot, q->peer_id);
+    } else if (q->op == AN2_CTL_VC_CANCEL) {
+        drv_vc_cancel(drv, slot, q->peer_id);
+    } else {
+        drv_vc_close(drv, slot, q->vc);
+    }
+}
+
+static bool op_known(uint16_t op) { return op >= AN2_CTL_OPEN && op <= AN2_CTL_STOP; }
+
+static void reap_doomed(struct an2_driver *drv)
+{
+    for (uint32_t i = 0; i < drv->limits.max_clients; i++)
+        if (drv->clients[i].fd >= 0 && drv->clients[i].doomed)
+            drv_drop_client(drv, i, drv->clients[i].why);
+}
+
+void an2_driver_client_event(struct an2_driver *drv, uint32_t slot, uint32_t events)
+{
+    if (slot >= drv->limits.max_clients || drv->clients[slot].fd < 0)
+        return;
+    struct drv_client *c = &drv->clients[slot];
+    for (int budget = 0; budget < 64 && !c->doomed; budget++) {
+        /* one byte more than a request, so that an oversized message shows as such */
+        union {
+            struct an2_ctl_req q;
+            char bytes[sizeof(struct an2_ctl_req) + 1];
+        } in;
+        ssize_t n = recv(c->fd, &in, sizeof in, MSG_DONTWAIT | MSG_TRUNC);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR)
+                break;
+            drv_doom(c, strerror(errno));
+            break;
+        }
+        if (n == 0) {
+            drv_doom(c, (events & (EPOLLERR | EPOLLHUP)) ? "connection lost" : "task closed");
+            break;
+        }
+        if (n != (ssize_t)sizeof in.q || in.q.magic != AN2_CTL_MAGIC) {
+            an2d_log("pid %d sent a garbage request (%zd bytes): dropping that client",
+                     (int)c->pid, n);
+            drv_doom(c, "protocol violation");
+            break;
+        }
+        if (in.q.version != AN2_CTL_VERSION || !op_known(in.q.op)) {
+            struct an2_ctl_reply r;
+            drv_reply_init(&r, AN2_CTL_R_ERROR, -EPROTO);
+            snprintf(r.detail, sizeof r.detail, "an2d speaks control protocol %u, not %u op %u",
+                     AN2_CTL_VERSION, in.q.version, in.q.op);
+            an2d_log("pid %d: %s: dropping that client", (int)c->pid, r.detail);
+            drv_send(c, &r, sizeof r, NULL, 0);
+            drv_doom(c, "protocol violation");
+            break;
+        }
+        handle_request(drv, slot, &in.q);
+    }
+    reap_doomed(drv);
+}

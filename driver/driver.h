@@ -1,0 +1,45 @@
+/* driver.h — the device driver module of an2d: hands each task its portion, sets up VCs by
+ * symmetric rendezvous, wakes sleepers, cleans up after tasks however they die. */
+#ifndef AN2_DRIVER_H
+#define AN2_DRIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct otto;
+struct an2_switch;
+
+/* Per-task limits and the defaults a task gets when it asks for 0. */
+struct an2_driver_limits {
+    uint64_t default_buf_size, max_buf_size;   /* buffer area bytes */
+    uint64_t max_desc_mem;                     /* portion bytes besides the buffer area */
+    uint32_t default_vcs, max_vcs;             /* VCs per task */
+    uint32_t default_tx_slots, max_tx_slots;
+    uint32_t default_rx_slots, max_rx_slots;
+    uint32_t max_clients;                      /* control connections at once */
+};
+
+/* epoll data values below this are the event loop's own; a client's is base + its slot. */
+#define AN2_DRIVER_EPOLL_BASE 16u
+
+struct an2_driver;
+
+/* The driver registers its clients' sockets in epoll_fd and hands kick_fd to every task.
+ * rate is reported by an2stat only. NULL with errno set on failure. */
+struct an2_driver *an2_driver_create(const struct an2_driver_limits *limits, int epoll_fd,
+                                     int kick_fd, double cells_per_second);
+/* Connects the driver to the controller and switch it programs (before any client). */
+void an2_driver_set_hardware(struct an2_driver *drv, struct otto *otto, struct an2_switch *sw);
+/* Drops every client (as if each had died), then frees the driver. */
+void an2_driver_destroy(struct an2_driver *drv);
+
+/* Accepts every pending connection on listen_fd. */
+void an2_driver_accept(struct an2_driver *drv, int listen_fd);
+/* Handles readiness of the client whose epoll data is AN2_DRIVER_EPOLL_BASE + slot. */
+void an2_driver_client_event(struct an2_driver *drv, uint32_t slot, uint32_t events);
+/* The controller's interrupt callback (struct otto_config.interrupt); ctx is the driver. */
+void an2_driver_interrupt(void *ctx, uint32_t portion_id);
+/* True once a client has asked an2d to stop. */
+bool an2_driver_stop_requested(const struct an2_driver *drv);
+
+#endif

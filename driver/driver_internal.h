@@ -1,0 +1,88 @@
+/* driver_internal.h — the driver's state shared by its files (clients, VCs, rendezvous). */
+#ifndef AN2_DRIVER_INTERNAL_H
+#define AN2_DRIVER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "an2_ctl_proto.h"
+#include "driver.h"
+#include "otto_hw.h"
+
+#define AN2_LINK_ITF 0   /* the interface number shown in VC addresses */
+#define AN2_LINK_VPI 0   /* every VC of the host link is on VPI 0 */
+#define AN2_HOST_PORT 0  /* an2d's controller sits on switch port 0 */
+#define AN2_FIRST_VCI 32 /* VCIs below 32 are reserved by ITU-T */
+
+/* One local VC of an endpoint. Its cells enter the switch as vci and leave at the peer's. */
+struct drv_vc {
+    bool     used;
+    bool     peer_gone;    /* the peer closed its end or died */
+    uint16_t vci;
+    uint32_t peer_id;
+    uint32_t peer_slot;    /* valid while !peer_gone */
+    uint16_t peer_vc;
+};
+
+struct drv_client {
+    int      fd;           /* -1: slot free */
+    bool     doomed;       /* a reply could not be sent: dropped after the current event */
+    char     why[64];      /* why it is doomed, for the log */
+    pid_t    pid;
+    uint32_t endpoint_id;  /* 0 until OPEN */
+    void    *base;         /* the portion, mapped here (an2d maps every portion) */
+    size_t   size;
+    uint64_t buf_size;
+    uint32_t max_vcs;
+    uint32_t vcs_open;     /* used entries of vcs */
+    uint32_t pending;      /* VC_OPEN requests waiting for the peer */
+    struct drv_vc *vcs;    /* max_vcs entries */
+};
+
+/* A VC_OPEN waiting for the peer's matching request. */
+struct drv_pending {
+    uint32_t from_slot, from_id, to_id;
+};
+
+struct an2_driver {
+    struct an2_driver_limits limits;
+    struct otto *otto;
+    struct an2_switch *sw;
+    int epoll_fd, kick_fd;
+    double cells_per_second;
+    uint64_t start_ns;
+    bool stop_requested;
+    uint32_t next_endpoint_id;
+    struct drv_client *clients;   /* limits.max_clients slots */
+    struct drv_pending *pending;  /* npending used of cap_pending */
+    size_t npending, cap_pending;
+    uint32_t nroutes;
+    uint8_t vci_used[65536 / 8];
+    uint32_t vci_cursor;
+};
+
+uint64_t drv_now_ns(void);
+struct drv_client *drv_client_by_id(struct an2_driver *drv, uint32_t endpoint_id);
+/* Sends a reply (and fds, if nfds) without blocking; false if the client must be dropped. */
+bool drv_send(struct drv_client *c, const void *msg, size_t len, const int *fds, int nfds);
+void drv_reply_init(struct an2_ctl_reply *r, uint16_t op, int32_t status);
+
+/* driver_vc.c */
+void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id);
+void drv_vc_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id);
+void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc);
+/* Everything of a departing endpoint: pending requests, VCs (peers told), routes. */
+void drv_vc_release_all(struct an2_driver *drv, uint32_t slot);
+
+/* driver_stats.c */
+void drv_stats(struct an2_driver *drv, uint32_t slot);
+
+/* driver.c */
+void drv_drop_client(struct an2_driver *drv, uint32_t slot, const char *why);
+/* Marks a client to be dropped once the current event is handled (never drops at once, so
+ * callers may keep using other clients' state). */
+void drv_doom(struct drv_client *c, const char *why);
+
+#endif

@@ -1,0 +1,243 @@
+/* driver_vc.c — VC signalling: symmetric rendezvous, VCI allocation, switch routes and
+ * controller bindings both ways, teardown with PEER_GONE for the other end. */
+#include "driver_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an2_switch.h"
+#include "an2d_log.h"
+#include "otto.h"
+
+static bool vci_taken(const struct an2_driver *drv, uint32_t v)
+{
+    return drv->vci_used[v / 8] & (1u << (v % 8));
+}
+
+static void vci_mark(struct an2_driver *drv, uint32_t v, bool used)
+{
+    if (used)
+        drv->vci_used[v / 8] |= (uint8_t)(1u << (v % 8));
+    else
+        drv->vci_used[v / 8] &= (uint8_t)~(1u << (v % 8));
+}
+
+/* Next free VCI after the last one handed out, so that a closed VCI is reused late. */
+static int vci_alloc(struct an2_driver *drv)
+{
+    for (uint32_t n = 0; n < 65536 - AN2_FIRST_VCI; n++) {
+        uint32_t v = drv->vci_cursor;
+        drv->vci_cursor = v == 65535 ? AN2_FIRST_VCI : v + 1;
+        if (!vci_taken(drv, v)) {
+            vci_mark(drv, v, true);
+            return (int)v;
+        }
+    }
+    return -ENOSPC;
+}
+
+static int free_vc_index(const struct drv_client *c)
+{
+    for (uint32_t i = 0; i < c->max_vcs; i++)
+        if (!c->vcs[i].used)
+            return (int)i;
+    return -1;
+}
+
+static void reply_vc(struct drv_client *c, int status, uint32_t peer_id, uint16_t vc,
+                     uint16_t vci, const char *detail)
+{
+    struct an2_ctl_reply r;
+    drv_reply_init(&r, AN2_CTL_R_VC, status);
+    r.peer_id = peer_id;
+    r.vc = vc;
+    r.itf = AN2_LINK_ITF;
+    r.vpi = AN2_LINK_VPI;
+    r.vci = vci;
+    if (detail)
+        snprintf(r.detail, sizeof r.detail, "%s", detail);
+    drv_send(c, &r, sizeof r, NULL, 0);
+}
+
+static void pending_remove(struct an2_driver *drv, size_t i)
+{
+    drv->clients[drv->pending[i].from_slot].pending--;
+    drv->pending[i] = drv->pending[--drv->npending];
+}
+
+static long pending_find(const struct an2_driver *drv, uint32_t from_id, uint32_t to_id)
+{
+    for (size_t i = 0; i < drv->npending; i++)
+        if (drv->pending[i].from_id == from_id && drv->pending[i].to_id == to_id)
+            return (long)i;
+    return -1;
+}
+
+/* Both ends agreed: allocate, program the switch both ways, bind, answer both. */
+static void vc_connect(struct an2_driver *drv, uint32_t sa, uint32_t sb)
+{
+    struct drv_client *a = &drv->clients[sa], *b = &drv->clients[sb];
+    int va = free_vc_index(a), vb = free_vc_index(b);
+    int ca = vci_alloc(drv), cb = ca < 0 ? ca : vci_alloc(drv);
+    int err = 0;
+    const char *what = "";
+    if (va < 0 || vb < 0) {
+        err = -ENOSPC;
+        what = "no free local VC index";
+    } else if (ca < 0 || cb < 0) {
+        err = -ENOSPC;
+        what = "no free VCI on the link";
+    } else if ((err = an2_switch_route_add(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca,
+                                           AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)cb)) != 0) {
+        what = "switch route";
+    } else if ((err = an2_switch_route_add(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)cb,
+                                           AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca)) != 0) {
+        an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca);
+        what = "switch route";
+    } else if ((err = otto_vc_bind(drv->otto, sa, (uint16_t)va, AN2_LINK_VPI, (uint16_t)ca)) !=
+               0) {
+        what = "controller bind";
+    } else if ((err = otto_vc_bind(drv->otto, sb, (uint16_t)vb, AN2_LINK_VPI, (uint16_t)cb)) !=
+               0) {
+        otto_vc_unbind(drv->otto, sa, (uint16_t)va);
+        what = "controller bind";
+    }
+    if (err != 0) {
+        if (strcmp(what, "controller bind") == 0) {
+            an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca);
+            an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)cb);
+        }
+        if (ca >= 0)
+            vci_mark(drv, (uint32_t)ca, false);
+        if (cb >= 0)
+            vci_mark(drv, (uint32_t)cb, false);
+        char detail[96];
+        snprintf(detail, sizeof detail, "VC setup failed: %s: %s", what, strerror(-err));
+        an2d_log("endpoints %u and %u: %s", a->endpoint_id, b->endpoint_id, detail);
+        reply_vc(a, err, b->endpoint_id, 0, 0, detail);
+        reply_vc(b, err, a->endpoint_id, 0, 0, detail);
+        return;
+    }
+    drv->nroutes += 2;
+    a->vcs[va] = (struct drv_vc){.used = true, .vci = (uint16_t)ca, .peer_id = b->endpoint_id,
+                                 .peer_slot = sb, .peer_vc = (uint16_t)vb};
+    b->vcs[vb] = (struct drv_vc){.used = true, .vci = (uint16_t)cb, .peer_id = a->endpoint_id,
+                                 .peer_slot = sa, .peer_vc = (uint16_t)va};
+    a->vcs_open++;
+    b->vcs_open++;
+    an2d_log("VC open: endpoint %u vc %d (0.%d.%d) <-> endpoint %u vc %d (0.%d.%d)",
+             a->endpoint_id, va, AN2_LINK_VPI, ca, b->endpoint_id, vb, AN2_LINK_VPI, cb);
+    reply_vc(a, 0, b->endpoint_id, (uint16_t)va, (uint16_t)ca, NULL);
+    reply_vc(b, 0, a->endpoint_id, (uint16_t)vb, (uint16_t)cb, NULL);
+}
+
+void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
+{
+    struct drv_client *c = &drv->clients[slot];
+    struct drv_client *peer = drv_client_by_id(drv, peer_id);
+    char detail[96];
+    if (!peer || peer == c) {
+        snprintf(detail, sizeof detail, peer ? "a VC needs two endpoints"
+                                             : "no endpoint %u is open", peer_id);
+        reply_vc(c, peer ? -EINVAL : -ESRCH, peer_id, 0, 0, detail);
+        return;
+    }
+    if (pending_find(drv, c->endpoint_id, peer_id) >= 0) {
+        reply_vc(c, -EALREADY, peer_id, 0, 0, "already asking that endpoint for a VC");
+        return;
+    }
+    if (c->vcs_open + c->pending >= c->max_vcs) {
+        snprintf(detail, sizeof detail, "VC limit of this endpoint reached (%u)", c->max_vcs);
+        reply_vc(c, -ENOSPC, peer_id, 0, 0, detail);
+        return;
+    }
+    long match = pending_find(drv, peer_id, c->endpoint_id);
+    if (match >= 0) {
+        pending_remove(drv, (size_t)match);
+        vc_connect(drv, (uint32_t)(peer - drv->clients), slot);
+        return;
+    }
+    if (drv->npending == drv->cap_pending) {
+        size_t cap = drv->cap_pending ? 2 * drv->cap_pending : 16;
+        struct drv_pending *p = realloc(drv->pending, cap * sizeof *p);
+        if (!p) {
+            reply_vc(c, -ENOMEM, peer_id, 0, 0, "an2d out of memory");
+            return;
+        }
+        drv->pending = p;
+        drv->cap_pending = cap;
+    }
+    drv->pending[drv->npending++] =
+        (struct drv_pending){.from_slot = slot, .from_id = c->endpoint_id, .to_id = peer_id};
+    c->pending++;
+}
+
+void drv_vc_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
+{
+    struct drv_client *c = &drv->clients[slot];
+    long i = pending_find(drv, c->endpoint_id, peer_id);
+    if (i >= 0)
+        pending_remove(drv, (size_t)i);
+    struct an2_ctl_reply r;
+    drv_reply_init(&r, AN2_CTL_R_CANCEL, i >= 0 ? 0 : -ENOENT);
+    r.peer_id = peer_id;
+    drv_send(c, &r, sizeof r, NULL, 0);
+}
+
+/* Takes one end down: routes of the pair go, the peer is told, the local binding goes. */
+static void vc_teardown(struct an2_driver *drv, uint32_t slot, uint16_t vc)
+{
+    struct drv_client *c = &drv->clients[slot];
+    struct drv_vc *v = &c->vcs[vc];
+    if (!v->peer_gone) {
+        struct drv_client *peer = &drv->clients[v->peer_slot];
+        struct drv_vc *pv = &peer->vcs[v->peer_vc];
+        an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, v->vci);
+        an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, pv->vci);
+        drv->nroutes -= 2;
+        pv->peer_gone = true;
+        otto_vc_peer_gone(drv->otto, v->peer_slot, v->peer_vc);
+    }
+    otto_vc_unbind(drv->otto, slot, vc);
+    vci_mark(drv, v->vci, false);
+    memset(v, 0, sizeof *v);
+    c->vcs_open--;
+}
+
+void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc)
+{
+    struct drv_client *c = &drv->clients[slot];
+    int status = 0;
+    if (vc >= c->max_vcs || !c->vcs[vc].used)
+        status = -EBADF;
+    else
+        vc_teardown(drv, slot, (uint16_t)vc);
+    struct an2_ctl_reply r;
+    drv_reply_init(&r, AN2_CTL_R_CLOSE, status);
+    r.vc = (uint16_t)vc;
+    if (status)
+        snprintf(r.detail, sizeof r.detail, "no VC %u open on this endpoint", vc);
+    drv_send(c, &r, sizeof r, NULL, 0);
+}
+
+void drv_vc_release_all(struct an2_driver *drv, uint32_t slot)
+{
+    struct drv_client *c = &drv->clients[slot];
+    for (size_t i = 0; i < drv->npending;) {
+        struct drv_pending p = drv->pending[i];
+        if (p.from_slot == slot) {
+            pending_remove(drv, i);
+        } else if (p.to_id == c->endpoint_id) {
+            pending_remove(drv, i);
+            reply_vc(&drv->clients[p.from_slot], -ESRCH, c->endpoint_id, 0, 0,
+                     "the peer endpoint closed before agreeing");
+        } else {
+            i++;
+        }
+    }
+    for (uint32_t vc = 0; c->vcs && vc < c->max_vcs; vc++)
+        if (c->vcs[vc].used)
+            vc_teardown(drv, slot, (uint16_t)vc);
+}

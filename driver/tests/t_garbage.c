@@ -1,0 +1,130 @@
+/* t_garbage.c — garbage, truncated, oversized and wrong-version requests on the control
+ * socket: an2d drops each such client (we see end of file) and keeps serving the others:
+ * two endpoints opened before the garbage still get a VC and exchange a PDU after it. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "an2_ctl_proto.h"
+#include "an2_pair.h"
+
+static int connect_ctl(void)
+{
+    char path[108];
+    if (an2_socket_path(path, sizeof path) != 0)
+        FAIL("socket path");
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+        FAIL("connect %s: %s", path, strerror(errno));
+    return fd;
+}
+
+/* Sends len bytes of msg and checks that an2d hangs up (after an optional error reply). */
+static void expect_dropped(const char *what, const void *msg, size_t len)
+{
+    int fd = connect_ctl();
+    if (send(fd, msg, len, 0) != (ssize_t)len)
+        FAIL("%s: send: %s", what, strerror(errno));
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 5000) != 1)
+            FAIL("%s: an2d neither answered nor hung up", what);
+        struct an2_ctl_reply r;
+        ssize_t n = recv(fd, &r, sizeof r, 0);
+        if (n == 0)
+            break;
+        if (n != (ssize_t)sizeof r || r.op != AN2_CTL_R_ERROR || r.status != -EPROTO)
+            FAIL("%s: an2d answered %zd bytes, op %u", what, n, n > 0 ? r.op : 0);
+    }
+    close(fd);
+    printf("dropped: %s\n", what);
+}
+
+int main(void)
+{
+    an2_ep *a, *b;
+    int rc = an2_open(NULL, &a);
+    if (rc == 0)
+        rc = an2_open(NULL, &b);
+    if (rc != 0)
+        FAIL("an2_open: %s", an2_strerror(rc));
+
+    char junk[64];
+    an2_fill_pattern((uint8_t *)junk, sizeof junk, 99);
+    expect_dropped("7 bytes of noise", junk, 7);
+    expect_dropped("64 bytes of noise", junk, 64);
+    struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
+                            .op = AN2_CTL_OPEN};
+    expect_dropped("a truncated OPEN request", &q, sizeof q - 9);
+    char big[sizeof q + 30];
+    memset(big, 0, sizeof big);
+    memcpy(big, &q, sizeof q);
+    expect_dropped("an oversized OPEN request", big, sizeof big);
+    struct an2_ctl_req bad = q;
+    bad.magic = 0x12345678;
+    expect_dropped("a request with a bad magic", &bad, sizeof bad);
+    bad = q;
+    bad.version = 77;
+    expect_dropped("a request of protocol version 77", &bad, sizeof bad);
+    bad = q;
+    bad.op = 999;
+    expect_dropped("a request with an unknown op", &bad, sizeof bad);
+    expect_dropped("an empty message", "", 0);
+
+    /* a request with file descriptors attached: they are discarded, the request works */
+    int fd = connect_ctl();
+    q.op = AN2_CTL_STATS;
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = {.iov_base = &q, .iov_len = sizeof q};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                        .msg_controllen = sizeof ctl.buf};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    int zero = 0;
+    memcpy(CMSG_DATA(cm), &zero, sizeof zero);
+    if (sendmsg(fd, &mh, 0) != (ssize_t)sizeof q)
+        FAIL("sendmsg with fds: %s", strerror(errno));
+    static char stats[AN2_CTL_STATS_MAX];
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    if (poll(&pf, 1, 5000) != 1 || recv(fd, stats, sizeof stats, 0) < (ssize_t)sizeof(struct an2_stat_hdr))
+        FAIL("no stats answer to a request carrying descriptors");
+    close(fd);
+
+    /* the endpoints opened before all that still work */
+    struct an2_vc_info va, vb;
+    if ((rc = an2_vc_open_start(a, an2_endpoint_id(b))) != 0 ||
+        (rc = an2_vc_open(b, an2_endpoint_id(a), 5000, &vb)) != 0)
+        FAIL("VC after garbage: %s", an2_strerror(rc));
+    for (int i = 0; (rc = an2_vc_open_complete(a, &va)) == 0; i++)
+        if (i > 5000)
+            FAIL("VC open did not complete");
+        else
+            usleep(1000);
+    if (rc != 1)
+        FAIL("an2_vc_open_complete: %s", an2_strerror(rc));
+    struct an2_frag f = {0, 1000};
+    an2_fill_pattern(an2_buf_base(a), 1000, 5);
+    if (an2_post_recv(b, vb.vc, &f, 1, 1) || an2_send(a, va.vc, &f, 1, 0, 2))
+        FAIL("post/send");
+    struct an2_report r = an2_expect_report(b, AN2_REPORT_RX, 5000);
+    if (r.status != AN2_STATUS_OK || r.length != 1000 ||
+        !an2_check_pattern(an2_buf_base(b), 1000, 5))
+        FAIL("PDU after garbage: %s, %u bytes", an2_status_str(r.status), r.length);
+    printf("after the garbage: VC %s <-> %s carried a PDU intact\n", va.addr, vb.addr);
+    an2_close(a);
+    an2_close(b);
+    return 0;
+}
