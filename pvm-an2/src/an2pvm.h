@@ -1,0 +1,96 @@
+/* libpvm3-an2 internal state and the functions its files share. */
+#ifndef AN2PVM_H
+#define AN2PVM_H
+
+#include <pvm3.h>
+#include <pvmproto.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/time.h>
+
+#include "msg.h"
+#include "transport.h"
+
+/* Task id layout (PVM 3.4). */
+#define TIDHOST   0x3ffc0000
+#define TIDLOCAL  0x0003ffff
+#define TIDGID    0x40000000
+#define TIDPVMD   ((int)0x80000000)
+#define TID_IS_TASK(x) (!((x) & (TIDGID | TIDPVMD)) && ((x) & TIDLOCAL))
+#define TID_IS_PVMD(x) (((x) & (TIDGID | TIDPVMD)) == TIDPVMD && !((x) & TIDLOCAL))
+
+#define MSGHDRLEN 32
+#define FFSOM 1
+#define FFEOM 2
+
+#define MAX_TRANSPORTS 4
+
+struct lib_state {
+	int mytid;               /* -1 until connected */
+	int myptid;
+	int mypid;
+	int dsig;                /* our data signature */
+	int dead;                /* the pvmd connection failed: every daemon call is PvmSysErr */
+	int exiting;             /* TM_EXIT sent: the pvmd closing the socket is expected */
+	int ctx;                 /* current message context */
+	int route_opt;           /* PvmRoute value, kept (only the daemon route exists here) */
+	int debug_mask, autoerr, frag_size, resv_tids, show_tids, no_reset;
+	int out_tid, out_ctx, out_tag, trc_tid, trc_ctx, trc_tag, trc_buf, trc_opt;
+	int self_out_tid, self_out_ctx, self_out_tag, self_trc_tid, self_trc_ctx, self_trc_tag;
+	int self_trc_buf, self_trc_opt;
+	int udp_max, sched_tid;
+	int nsibs;               /* -1 until TC_SIBLINGS arrives */
+	int *sib_tids;
+	struct msg *sbuf, *rbuf; /* active send and receive buffers */
+	struct transport *daemon;            /* route to the local pvmd */
+	struct transport *routes[MAX_TRANSPORTS];
+	int nroutes;
+	int next_wid;
+	int (*recv_match)(int mid, int tid, int tag);
+};
+
+extern struct lib_state lpvm;
+
+/* errors.c */
+int lpvm_error(const char *fn, int code);  /* records pvm_errno, auto-error reporting */
+void lpvm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* task.c */
+int lpvm_attach(void);        /* connect to pvmd if not yet; 0 or negative error */
+void lpvm_detach(void);       /* close everything, back to unconnected */
+
+/* daemon transport (route_daemon.c) */
+struct transport *daemon_transport_open(const char *sockaddr_text, int *err);
+
+/* rxqueue.c: the single receive queue shared by all routes */
+void rxq_deliver(struct msg *m);          /* a complete incoming message, in arrival order */
+struct msg *rxq_take_match(int tid, int tag, int remove);   /* uses lpvm.recv_match */
+struct msg *rxq_take_system(int src_pvmd, int tag, int ctx, int wid);
+/* Waits for more input: tmo NULL = forever, {0,0} = poll. Returns messages delivered or < 0. */
+int lpvm_pump(const struct timeval *tmo);
+void rxq_clear(void);
+int lpvm_default_match(int mid, int tid, int tag);
+
+/* messaging.c */
+int lpvm_route_send(struct msg *m, int dst, int tag, int ctx);
+/* Sends req to the pvmd and waits for its answer (*reply, rewound; caller frees). */
+int lpvm_daemon_call(struct msg *req, int tag, struct msg **reply);
+/* Multicast of m to tids (sorted, deduplicated, without us) through the pvmd. */
+int lpvm_mcast_ctx(struct msg *m, const int *tids, int count, int tag, int ctx);
+
+/* control.c */
+int control_handle(struct msg *m);        /* 1 if m was a system message and consumed */
+int control_flush(void);                  /* sends replies queued by control_handle */
+void control_reset(void);                /* drops queued replies (shutdown) */
+
+/* pack.c helpers for internal messages */
+int lpvm_pack_int(struct msg *m, int v);
+int lpvm_pack_str(struct msg *m, const char *s);
+int lpvm_unpack_int(struct msg *m, int *v);
+int lpvm_unpack_str_alloc(struct msg *m, char **s);
+int lpvm_pack(struct msg *m, int type, const void *p, int cnt, int std);
+int lpvm_unpack(struct msg *m, int type, void *p, int cnt, int std);
+
+/* Internal pack/unpack types (match the PVM_* data types of <pvm3.h>). */
+
+#endif

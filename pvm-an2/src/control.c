@@ -1,0 +1,97 @@
+/* Task-control (TC_*) messages: refuse direct routes, record siblings, ignore tracing. */
+#include "an2pvm.h"
+
+#include <stdlib.h>
+
+/* Replies produced while a route is delivering; sent by control_flush() afterwards so a
+ * transport is never re-entered. */
+#define MAX_PENDING 64
+static struct msg *pending[MAX_PENDING];
+static int npending;
+
+/* TC_CONREQ: a peer (stock library with PvmRouteDirect) asks for a direct socket. We only
+ * have the daemon route here, so we answer TC_CONACK with ack = 1 (denied); the peer then
+ * keeps sending through the pvmds. */
+static void refuse_direct_route(struct msg *req)
+{
+	if (npending == MAX_PENDING) {
+		lpvm_log("too many pending control replies; direct route request of t%x ignored",
+		         (unsigned)req->src);
+		return;
+	}
+	struct msg *r = msg_new(ENC_XDR);
+	if (!r)
+		return;
+	if (lpvm_pack_int(r, TDPROTOCOL) || lpvm_pack_int(r, 1) || lpvm_pack_str(r, "")) {
+		msg_free(r);
+		return;
+	}
+	r->dst = req->src;
+	r->tag = TC_CONACK;
+	r->ctx = SYSCTX_TC;
+	pending[npending++] = r;
+}
+
+static void record_siblings(struct msg *m)
+{
+	int n;
+	if (lpvm_unpack_int(m, &n) || n < 0 || n > 1 << 20) {
+		lpvm_log("malformed TC_SIBLINGS from t%x ignored", (unsigned)m->src);
+		return;
+	}
+	int *tids = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	if (!tids || lpvm_unpack(m, PVM_INT, tids, n, 1)) {
+		free(tids);
+		lpvm_log("malformed TC_SIBLINGS from t%x ignored", (unsigned)m->src);
+		return;
+	}
+	free(lpvm.sib_tids);
+	lpvm.sib_tids = tids;
+	lpvm.nsibs = n;
+}
+
+int control_handle(struct msg *m)
+{
+	if (m->ctx != SYSCTX_TC)
+		return 0;
+	switch (m->tag) {
+	case TC_CONREQ:
+		refuse_direct_route(m);
+		break;
+	case TC_SIBLINGS:
+		record_siblings(m);
+		break;
+	case TC_CONACK:     /* we never ask for direct routes */
+	case TC_TASKEXIT:   /* only meaningful with direct routes */
+	case TC_NOOP:
+	case TC_SETTRACE: case TC_SETTMASK: case TC_SETTRCBUF: case TC_SETTRCOPT:
+	case TC_OUTPUT:     /* output collection is part 2 (pvm_catchout) */
+		break;
+	default:
+		lpvm_log("unknown control message %d from t%x ignored", m->tag, (unsigned)m->src);
+		break;
+	}
+	msg_free(m);
+	return 1;
+}
+
+int control_flush(void)
+{
+	int cc = 0;
+	while (npending > 0 && !cc) {
+		struct msg *r = pending[0];
+		for (int i = 1; i < npending; i++)
+			pending[i - 1] = pending[i];
+		npending--;
+		if (lpvm.daemon)
+			cc = lpvm.daemon->send(lpvm.daemon, r);
+		msg_free(r);
+	}
+	return cc;
+}
+
+void control_reset(void)
+{
+	while (npending > 0)
+		msg_free(pending[--npending]);
+}

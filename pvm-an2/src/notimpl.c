@@ -1,0 +1,66 @@
+/* Calls of <pvm3.h> that belong to part 2 (issue 6): they answer PvmNotImpl for now, so
+ * that programs linked to Debian's libpvm3 load on the drop-in library (BIND_NOW). */
+#include <stdio.h>   /* before <pvm3.h>: it declares pvm_catchout only when FILE is known */
+#include <stdlib.h>
+
+#include "an2pvm.h"
+
+#define NOT_YET(name) lpvm_error(name, PvmNotImpl)
+
+int pvm_addmhf(int src, int tag, int ctx, int (*f)(int)) { (void)src; (void)tag; (void)ctx; (void)f; return NOT_YET("pvm_addmhf"); }
+int pvm_delmhf(int mhid) { (void)mhid; return NOT_YET("pvm_delmhf"); }
+int pvm_barrier(char *g, int n) { (void)g; (void)n; return NOT_YET("pvm_barrier"); }
+int pvm_bcast(char *g, int tag) { (void)g; (void)tag; return NOT_YET("pvm_bcast"); }
+int pvm_catchout(FILE *f) { (void)f; return NOT_YET("pvm_catchout"); }
+int pvm_delinfo(char *n, int i, int f) { (void)n; (void)i; (void)f; return NOT_YET("pvm_delinfo"); }
+int pvm_export(char *n) { (void)n; return NOT_YET("pvm_export"); }
+int pvm_unexport(char *n) { (void)n; return NOT_YET("pvm_unexport"); }
+int pvm_freezegroup(char *g, int n) { (void)g; (void)n; return NOT_YET("pvm_freezegroup"); }
+int pvm_gather(void *r, void *d, int c, int t, int m, char *g, int root) { (void)r; (void)d; (void)c; (void)t; (void)m; (void)g; (void)root; return NOT_YET("pvm_gather"); }
+int pvm_scatter(void *r, void *d, int c, int t, int m, char *g, int root) { (void)r; (void)d; (void)c; (void)t; (void)m; (void)g; (void)root; return NOT_YET("pvm_scatter"); }
+int pvm_reduce(void (*f)(int *, void *, void *, int *, int *), void *d, int c, int t, int m, char *g, int root) { (void)f; (void)d; (void)c; (void)t; (void)m; (void)g; (void)root; return NOT_YET("pvm_reduce"); }
+int pvm_getfds(int **fds) { (void)fds; return NOT_YET("pvm_getfds"); }
+int pvm_getinst(char *g, int tid) { (void)g; (void)tid; return NOT_YET("pvm_getinst"); }
+int pvm_gettid(char *g, int inst) { (void)g; (void)inst; return NOT_YET("pvm_gettid"); }
+int pvm_gsize(char *g) { (void)g; return NOT_YET("pvm_gsize"); }
+int pvm_joingroup(char *g) { (void)g; return NOT_YET("pvm_joingroup"); }
+int pvm_lvgroup(char *g) { (void)g; return NOT_YET("pvm_lvgroup"); }
+int pvm_getnoresets(int **t, int *n) { (void)t; (void)n; return NOT_YET("pvm_getnoresets"); }
+int pvm_hostsync(int h, struct timeval *c, struct timeval *d) { (void)h; (void)c; (void)d; return NOT_YET("pvm_hostsync"); }
+int pvm_getmboxinfo(char *p, int *n, struct pvmmboxinfo **c) { (void)p; (void)n; (void)c; return NOT_YET("pvm_getmboxinfo"); }
+int pvm_putinfo(char *n, int mid, int f) { (void)n; (void)mid; (void)f; return NOT_YET("pvm_putinfo"); }
+int pvm_recvinfo(char *n, int i, int f) { (void)n; (void)i; (void)f; return NOT_YET("pvm_recvinfo"); }
+int pvm_packf(const char *fmt, ...) { (void)fmt; return NOT_YET("pvm_packf"); }
+int pvm_unpackf(const char *fmt, ...) { (void)fmt; return NOT_YET("pvm_unpackf"); }
+int pvm_pkmesg(int mid) { (void)mid; return NOT_YET("pvm_pkmesg"); }
+int pvm_pkmesgbody(int mid) { (void)mid; return NOT_YET("pvm_pkmesgbody"); }
+int pvm_upkmesg(void) { return NOT_YET("pvm_upkmesg"); }
+int pvm_reg_hoster(void) { return NOT_YET("pvm_reg_hoster"); }
+int pvm_reg_rm(struct pvmhostinfo **h) { (void)h; return NOT_YET("pvm_reg_rm"); }
+int pvm_reg_tasker(void) { return NOT_YET("pvm_reg_tasker"); }
+int pvm_reg_tracer(int a, int b, int c, int d, char *e, int f, int g) { (void)a; (void)b; (void)c; (void)d; (void)e; (void)f; (void)g; return NOT_YET("pvm_reg_tracer"); }
+int pvm_start_pvmd(int argc, char **argv, int block) { (void)argc; (void)argv; (void)block; return NOT_YET("pvm_start_pvmd"); }
+int pvm_delete(char *n, int r) { (void)n; (void)r; return NOT_YET("pvm_delete"); }
+int pvm_insert(char *n, int r, int d) { (void)n; (void)r; (void)d; return NOT_YET("pvm_insert"); }
+int pvm_lookup(char *n, int r, int *d) { (void)n; (void)r; (void)d; return NOT_YET("pvm_lookup"); }
+
+void PvmMax(int *t, void *a, void *b, int *n, int *i) { (void)t; (void)a; (void)b; (void)n; *i = PvmNotImpl; }
+void PvmMin(int *t, void *a, void *b, int *n, int *i) { (void)t; (void)a; (void)b; (void)n; *i = PvmNotImpl; }
+void PvmSum(int *t, void *a, void *b, int *n, int *i) { (void)t; (void)a; (void)b; (void)n; *i = PvmNotImpl; }
+void PvmProduct(int *t, void *a, void *b, int *n, int *i) { (void)t; (void)a; (void)b; (void)n; *i = PvmNotImpl; }
+
+/* Debian's library exports these helpers and some example binaries call them. */
+int pvmdisplaymhfinfo(char *who, char *msg, int tid);
+int pvmdisplaymhfinfo(char *who, char *msg, int tid) { (void)who; (void)msg; (void)tid; return 0; }
+
+char *pvmgettmp(void)
+{
+	char *d = getenv("PVM_TMP");
+	return d && *d ? d : "/tmp";
+}
+
+char *pvmgetrsh(void)
+{
+	char *r = getenv("PVM_RSH");
+	return r && *r ? r : "/usr/bin/rsh";
+}

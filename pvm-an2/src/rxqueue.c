@@ -1,0 +1,147 @@
+/* The one receive queue all routes deliver into, and the wait loop that feeds it. */
+#include "an2pvm.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <time.h>
+
+static struct msg *head, *tail;
+
+void rxq_deliver(struct msg *m)
+{
+	if (control_handle(m))
+		return;
+	m->next = NULL;
+	if (tail)
+		tail->next = m;
+	else
+		head = m;
+	tail = m;
+}
+
+static void unlink_msg(struct msg *prev, struct msg *m)
+{
+	if (prev)
+		prev->next = m->next;
+	else
+		head = m->next;
+	if (tail == m)
+		tail = prev;
+	m->next = NULL;
+}
+
+int lpvm_default_match(int mid, int tid, int tag)
+{
+	struct msg *m = msg_lookup(mid);
+	if (!m)
+		return PvmNoSuchBuf;
+	return (tid == -1 || tid == m->src) && (tag == -1 || tag == m->tag)
+	       && (lpvm.ctx == -1 || lpvm.ctx == m->ctx);
+}
+
+struct msg *rxq_take_match(int tid, int tag, int remove)
+{
+	struct msg *best = NULL, *best_prev = NULL, *prev = NULL;
+	int best_score = 0;
+	for (struct msg *m = head; m; prev = m, m = m->next) {
+		if (m->ctx == SYSCTX_TM)
+			continue;   /* replies of the pvmd are for lpvm_daemon_call only */
+		int score = lpvm.recv_match(m->mid, tid, tag);
+		if (score < 0)
+			return NULL;
+		if (score > best_score) {
+			best_score = score;
+			best = m;
+			best_prev = prev;
+			if (score == 1)
+				break;
+		}
+	}
+	if (best && remove)
+		unlink_msg(best_prev, best);
+	return best;
+}
+
+struct msg *rxq_take_system(int from_pvmd, int tag, int ctx, int wid)
+{
+	(void)wid;   /* the pvmd echoes it; stock only matches source and tag */
+	struct msg *prev = NULL;
+	for (struct msg *m = head; m; prev = m, m = m->next)
+		if (m->tag == tag && m->ctx == ctx && (!from_pvmd || TID_IS_PVMD(m->src)
+		                                        || m->src == TIDPVMD)) {
+			unlink_msg(prev, m);
+			return m;
+		}
+	return NULL;
+}
+
+void rxq_clear(void)
+{
+	while (head) {
+		struct msg *m = head;
+		head = m->next;
+		msg_free(m);
+	}
+	tail = NULL;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Lets every route move what it has; returns messages delivered or < 0. */
+static int progress_all(void)
+{
+	int got = 0;
+	for (int i = 0; i < lpvm.nroutes; i++) {
+		int cc = lpvm.routes[i]->progress(lpvm.routes[i]);
+		if (cc < 0)
+			return cc;
+		got += cc;
+	}
+	return got;
+}
+
+int lpvm_pump(const struct timeval *tmo)
+{
+	if (!lpvm.nroutes)
+		return PvmSysErr;
+	long long deadline = -1;
+	if (tmo) {
+		long long ms = (long long)tmo->tv_sec * 1000 + (tmo->tv_usec + 999) / 1000;
+		deadline = now_ms() + (ms < 0 ? 0 : ms);
+	}
+	for (;;) {
+		int got = progress_all();
+		int fl = control_flush();
+		if (got < 0)
+			return got;
+		if (fl < 0)
+			return fl;
+		if (got > 0)
+			return got;
+		int wait_ms = -1;
+		if (deadline >= 0) {
+			long long left = deadline - now_ms();
+			if (left <= 0)
+				return 0;
+			wait_ms = left > 0x7fffffff ? 0x7fffffff : (int)left;
+		}
+		struct pollfd fds[MAX_TRANSPORTS * 2];
+		int nfds = 0;
+		for (int i = 0; i < lpvm.nroutes; i++) {
+			struct transport *t = lpvm.routes[i];
+			nfds += t->pollfds(t, fds + nfds, MAX_TRANSPORTS * 2 - nfds);
+			if (t->poll_ms_max >= 0 && (wait_ms < 0 || t->poll_ms_max < wait_ms))
+				wait_ms = t->poll_ms_max;
+		}
+		if (nfds == 0 && wait_ms < 0)
+			return PvmSysErr;   /* nothing could ever wake us */
+		int n = poll(fds, (nfds_t)nfds, wait_ms);
+		if (n < 0 && errno != EINTR)
+			return PvmSysErr;
+	}
+}

@@ -1,0 +1,73 @@
+# Shared helper for the pvm tests: an isolated pvmd per test, stopped and checked on exit.
+# Usage (bash):  source pvmd_env.sh; pvm_env_start "<ep dirs separated by :>"; ...; exit
+#   Sets PVM_TMP (fresh dir), PVM_VMID (unique), PVM_ROOT, PVM_ALLOW_ROOT; exports them;
+#   PVM_WORK is a scratch dir for the test's own files; PVMD_PID the pvmd.
+#   An EXIT trap halts the pvmd, kills whatever still runs under our PVM_VMID, removes the
+#   temp dir, and fails the test if a process or file had been left behind.
+
+pvm_env_fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# PIDs of processes that run with our PVM_VMID in their environment (pvmd and its tasks).
+pvm_env_pids() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" = "$$" ] && continue
+		if tr '\0' '\n' 2>/dev/null < "$p/environ" | grep -qx "PVM_VMID=$PVM_VMID"; then
+			echo "${p#/proc/}"
+		fi
+	done
+}
+
+pvm_env_stop() {
+	local status=$? leftovers="" pids n
+	trap - EXIT
+	set +e
+	if [ -n "${PVMD_PID:-}" ] && kill -0 "$PVMD_PID" 2>/dev/null; then
+		kill -TERM "$PVMD_PID" 2>/dev/null   # pvmd kills its tasks and removes its files
+		for n in $(seq 50); do kill -0 "$PVMD_PID" 2>/dev/null || break; sleep 0.1; done
+	fi
+	wait "$PVMD_PID" 2>/dev/null
+	pids=$(pvm_env_pids)
+	if [ -n "$pids" ] && [ "${PVM_ENV_EXPECT_LEFTOVERS:-0}" != 1 ]; then
+		leftovers="processes left running: $(echo $pids)"
+	fi
+	[ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+	# the pvmd's own files and ours; anything else is a leak
+	rm -f "$PVM_TMP"/pvmd.*."$PVM_VMID" "$PVM_TMP"/pvml.*."$PVM_VMID" "$PVM_TMP/hostfile" \
+	      "$PVM_TMP/pvmd.out"
+	rm -rf "$PVM_WORK"
+	if [ -n "$(ls -A "$PVM_TMP" 2>/dev/null)" ]; then
+		leftovers="$leftovers files left in PVM_TMP: $(ls -A "$PVM_TMP" | tr '\n' ' ')"
+	fi
+	rm -rf "$PVM_TMP"
+	if [ -n "$leftovers" ]; then
+		echo "FAIL: $leftovers" >&2
+		[ "$status" -eq 0 ] && status=1
+	fi
+	exit "$status"
+}
+
+pvm_env_start() {
+	local ep=$1 base=${AN2_BUILD_DIR:-${TMPDIR:-/tmp}}/test-tmp n
+	mkdir -p "$base"
+	PVM_TMP=$(mktemp -d "$base/pvm.XXXXXX")
+	PVM_VMID="an2t$$x$RANDOM"
+	PVM_ROOT=/usr/lib/pvm3
+	PVM_ALLOW_ROOT=1
+	export PVM_TMP PVM_VMID PVM_ROOT PVM_ALLOW_ROOT
+	unset PVMSOCK PVM_EXPORT LD_PRELOAD
+	PVM_WORK=$PVM_TMP/work   # the test's own scratch files; removed without complaint
+	mkdir "$PVM_WORK"
+	trap pvm_env_stop EXIT
+	echo "* ep=$ep" > "$PVM_TMP/hostfile"
+	# the pvmd must run on Debian's libpvm3: keep our library paths away from it
+	env -u LD_LIBRARY_PATH -u LD_PRELOAD pvmd "$PVM_TMP/hostfile" </dev/null >"$PVM_TMP/pvmd.out" 2>&1 &
+	PVMD_PID=$!
+	for n in $(seq 100); do
+		[ -s "$PVM_TMP/pvmd.$(id -u).$PVM_VMID" ] && return 0
+		kill -0 "$PVMD_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$PVM_TMP/pvmd.out" >&2
+	pvm_env_fail "pvmd did not start"
+}

@@ -1,0 +1,183 @@
+/* Tasks, hosts, notify and bad-argument behaviour, printed so that the copy built against
+ * libpvm3-an2 can be compared line by line with the copy built against Debian's libpvm3.
+ * Run without arguments; spawned copies (argument "child") just serve the parent. */
+#include <pvm3.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#define TAG_EXIT 77
+#define TAG_HOSTADD 78
+#define TAG_PING 20
+#define TAG_PONG 21
+
+static int child(void)
+{
+	int parent = pvm_parent();
+	for (;;) {
+		if (pvm_recv(parent, TAG_PING) < 0)
+			break;
+		int me = pvm_mytid();
+		pvm_initsend(PvmDataDefault);
+		pvm_pkint(&me, 1, 1);
+		pvm_send(parent, TAG_PONG);
+	}
+	pvm_exit();
+	return 0;
+}
+
+static const char *base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "child"))
+		return child();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	pvm_setopt(PvmAutoErr, 0);
+	int me = pvm_mytid();
+	printf("mytid positive: %d\n", me > 0);
+	printf("parent: %d\n", pvm_parent());
+	printf("tidtohost same host part: %d\n", pvm_tidtohost(me) == (me & 0x3ffc0000));
+
+	int nhost, narch;
+	struct pvmhostinfo *hosts;
+	printf("config: %d\n", pvm_config(&nhost, &narch, &hosts));
+	printf("hosts %d arches %d arch %s dsig 0x%x\n", nhost, narch, hosts[0].hi_arch,
+	       (unsigned)hosts[0].hi_dsig);
+	char hostname[256];
+	snprintf(hostname, sizeof hostname, "%s", hosts[0].hi_name);
+	printf("archcode own: %d\n", pvm_archcode(hosts[0].hi_arch) == hosts[0].hi_dsig);
+	printf("archcode unknown: %d\n", pvm_archcode("NO_SUCH_ARCH"));
+	printf("mstat own host: %d\n", pvm_mstat(hostname));
+	printf("mstat unknown host: %d\n", pvm_mstat("no-such-host.invalid"));
+	char *gone[] = { "no-such-host.invalid" };
+	int sv[1] = { 1 };
+	int dh = pvm_delhosts(gone, 1, sv);
+	printf("delhosts unknown: %d status %d\n", dh, sv[0]);
+
+	int tids[3] = { 1, 1, 1 };
+	int miss = pvm_spawn("no_such_program_an2", NULL, 0, "", 2, tids);
+	printf("spawn missing: %d codes %d %d\n", miss, tids[0], tids[1]);
+	char *args[] = { "child", NULL };
+	int n = pvm_spawn((char *)base(argv[0]), args, PvmTaskDefault, "", 3, tids);
+	printf("spawn children: %d\n", n);
+	if (n != 3)
+		return 1;
+	printf("pstat child: %d\n", pvm_pstat(tids[0]));
+	int ntask;
+	struct pvmtaskinfo *ti;
+	int tcc = pvm_tasks(0, &ntask, &ti);
+	printf("tasks: %d count at least 4: %d\n", tcc, ntask >= 4);
+
+	/* multicast a ping, every child answers */
+	pvm_initsend(PvmDataRaw);
+	printf("mcast: %d\n", pvm_mcast(tids, 3, TAG_PING));
+	int seen = 0;
+	for (int i = 0; i < 3; i++) {
+		int t, mid = pvm_recv(-1, TAG_PONG);
+		pvm_upkint(&t, 1, 1);
+		for (int k = 0; k < 3; k++)
+			if (t == tids[k])
+				seen |= 1 << k;
+		struct pvmminfo mi;
+		if (i == 0) {
+			pvm_getminfo(mid, &mi);
+			printf("minfo tag %d src is sender %d len %d\n", mi.tag, mi.src == t, mi.len);
+		}
+	}
+	printf("pongs from all: %d\n", seen == 7);
+
+	printf("notify exit: %d\n", pvm_notify(PvmTaskExit, TAG_EXIT, 3, tids));
+	printf("kill child: %d\n", pvm_kill(tids[0]));
+	int dead;
+	pvm_recv(-1, TAG_EXIT);
+	pvm_upkint(&dead, 1, 1);
+	printf("exit notification names the child: %d\n", dead == tids[0]);
+	struct timeval t0, t1, tmo = { 0, 300000 };
+	printf("pstat dead child: %d\n", pvm_pstat(tids[0]));
+	printf("cancel notify: %d\n", pvm_notify(PvmTaskExit | PvmNotifyCancel, TAG_EXIT, 1, &tids[1]));
+	int got = 0;
+	while (pvm_trecv(-1, TAG_EXIT, &tmo) > 0)
+		got++;
+	printf("messages after cancel: %d\n", got);
+	printf("sendsig child: %d\n", pvm_sendsig(tids[1], SIGKILL));
+	got = 0;
+	while (pvm_trecv(-1, TAG_EXIT, &tmo) > 0)
+		got++;
+	printf("notifications for the cancelled child: %d\n", got);
+	printf("kill last: %d\n", pvm_kill(tids[2]));
+	pvm_recv(-1, TAG_EXIT);
+	pvm_upkint(&dead, 1, 1);
+	printf("notification for the last child: %d\n", dead == tids[2]);
+	printf("hostadd notify: %d\n", pvm_notify(PvmHostAdd, TAG_HOSTADD, -1, NULL));
+
+	/* timing and emptiness */
+	gettimeofday(&t0, NULL);
+	printf("trecv empty: %d\n", pvm_trecv(-1, 999, &tmo));
+	gettimeofday(&t1, NULL);
+	long us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_usec - t0.tv_usec);
+	printf("trecv waited: %d\n", us >= 250000 && us < 3000000);
+	printf("nrecv empty: %d\n", pvm_nrecv(-1, 999));
+	printf("probe empty: %d\n", pvm_probe(-1, 999));
+
+	/* psend / precv to ourselves */
+	int data[5] = { 1, -2, 3, -4, 5 }, back[5] = { 0 }, rtid, rtag, rlen;
+	printf("psend: %d\n", pvm_psend(me, 5, data, 5, PVM_INT));
+	printf("probe finds it: %d\n", pvm_probe(me, 5) > 0);
+	printf("precv: %d\n", pvm_precv(me, 5, back, 5, PVM_INT, &rtid, &rtag, &rlen));
+	printf("precv info: %d %d %d same %d\n", rtid == me, rtag, rlen, !memcmp(data, back, sizeof data));
+	printf("psend str: %d\n", pvm_psend(me, 5, "x", 1, PVM_STR));
+	printf("psend bad type: %d\n", pvm_psend(me, 5, data, 1, 99));
+
+	/* bad arguments */
+	printf("send bad tid: %d\n", pvm_send(0, 1));
+	printf("send negative tag: %d\n", pvm_send(me, -5));
+	printf("pstat bad tid: %d\n", pvm_pstat(-3));
+	printf("sendsig bad tid: %d\n", pvm_sendsig(0x80000000, SIGTERM));
+	printf("notify bad kind: %d\n", pvm_notify(99, 1, 1, &me));
+	printf("notify no tids: %d\n", pvm_notify(PvmTaskExit, 1, 0, &me));
+	printf("freebuf unknown: %d\n", pvm_freebuf(99999));
+	printf("freebuf negative: %d\n", pvm_freebuf(-1));
+	printf("freebuf zero: %d\n", pvm_freebuf(0));
+	printf("setsbuf unknown: %d\n", pvm_setsbuf(99999));
+	printf("setrbuf negative: %d\n", pvm_setrbuf(-1));
+	printf("bufinfo zero: %d\n", pvm_bufinfo(0, NULL, NULL, NULL));
+	printf("mkbuf bad encoding: %d\n", pvm_mkbuf(7));
+	int x;
+	pvm_setrbuf(0);
+	printf("upk without buffer: %d\n", pvm_upkint(&x, 1, 1));
+	pvm_setsbuf(0);
+	printf("pk without buffer: %d\n", pvm_pkint(&x, 1, 1));
+	printf("send without buffer: %d\n", pvm_send(me, 1));
+	int b = pvm_initsend(PvmDataDefault);
+	pvm_pkint(&x, 1, 1);
+	pvm_setrbuf(b);
+	int first = pvm_upkint(&x, 1, 1);
+	printf("upk past end: %d %d\n", first, pvm_upkint(&x, 1, 1));
+	pvm_initsend(PvmDataInPlace);
+	printf("inplace stride: %d\n", pvm_pkint(data, 2, 2));
+	printf("inplace string: %d\n", pvm_pkstr("x"));
+	printf("negative count: %d\n", pvm_pkint(data, -1, 1));
+
+	/* options */
+	printf("route default: %d\n", pvm_getopt(PvmRoute));
+	int was = pvm_setopt(PvmRoute, PvmDontRoute);
+	printf("route set: %d now %d\n", was, pvm_getopt(PvmRoute));
+	printf("route bad: %d\n", pvm_setopt(PvmRoute, 9));
+	printf("autoerr: %d\n", pvm_getopt(PvmAutoErr));
+	printf("fragsize too small: %d\n", pvm_setopt(PvmFragSize, 10));
+	int unk = pvm_getopt(99);
+	printf("option unknown: %d %d\n", unk, pvm_setopt(99, 1));
+	printf("resvtids: %d\n", pvm_setopt(PvmResvTids, 1));
+	printf("showtids: %d\n", pvm_setopt(PvmShowTids, 1));
+	printf("version: %s\n", pvm_version());
+	pvm_perror("tasks_check");
+	printf("exit: %d\n", pvm_exit());
+	return 0;
+}
