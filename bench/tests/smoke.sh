@@ -7,8 +7,8 @@ case_name=${1:?usage: smoke.sh compare|failure|interrupt|raw|usage}
 build=${AN2_BUILD_DIR:?AN2_BUILD_DIR must name the build directory}
 source_dir=${AN2_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 compare="$source_dir/bench/compare"
-mkdir -p "$build/bench/tests/tmp"
-work=$(mktemp -d "$build/bench/tests/tmp/$case_name.XXXXXX")
+# A short path: Unix socket paths (pvmd's, an2d's) nest inside it and must stay < 108 bytes.
+work=$(mktemp -d "/tmp/bench-$case_name.XXXXXX")
 export TMPDIR="$work/tmp"      # compare's private directory goes here
 mkdir -p "$TMPDIR"
 failures=0
