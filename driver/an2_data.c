@@ -167,7 +167,7 @@ int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms)
     uint64_t start = an2_now_ns();
     uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : start + (uint64_t)timeout_ms * 1000000u;
     static _Atomic long spin_us = -1, yield_us = -1;
-    uint64_t spin_ns = env_ns(&spin_us, "AN2_SPIN_US", 2);
+    uint64_t spin_ns = env_ns(&spin_us, "AN2_SPIN_US", 0);
     uint64_t yield_ns = env_ns(&yield_us, "AN2_YIELD_US", 2000);
     for (;;) {
         n = an2_poll(ep, out, max);

@@ -83,8 +83,8 @@ void an2d_loop_run(struct an2d_loop *L)
         }
         uint64_t deadline = otto_next_deadline(L->otto);
         uint64_t idle = now - last_progress;
-        if (deadline != UINT64_MAX && deadline < now + L->spin_ns) {
-            cpu_relax(); /* paced work is due any moment */
+        if (deadline != UINT64_MAX && deadline < now + L->pace_spin_ns) {
+            cpu_relax(); /* paced work is due any moment: keep the CPU, the link is on time */
             continue;
         }
         if (idle < L->spin_ns) {

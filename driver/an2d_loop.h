@@ -17,6 +17,7 @@ struct an2d_loop {
     struct an2_driver *drv;
     uint64_t ctl_period_ns;  /* how often a busy loop looks at the control socket */
     uint64_t spin_ns;        /* idle time spent spinning before yielding */
+    uint64_t pace_spin_ns;   /* paced work due within this: spin rather than yield the CPU */
     uint64_t yield_ns;       /* idle time spent yielding before sleeping */
 };
 

@@ -39,7 +39,7 @@ struct options {
     uint32_t vc_credits;
     bool daemonise, stop;
     struct an2_driver_limits limits;
-    uint64_t spin_us, yield_us;
+    uint64_t spin_us, yield_us, pace_spin_us;
 };
 
 static void usage(FILE *f)
@@ -65,7 +65,9 @@ static void usage(FILE *f)
             "      --max-vcs N          per-task VC limit (default 1024)\n"
             "      --max-clients N      control connections at once (default 1024)\n"
             "      --vc-credits N       switch credit window per VC, in cells (default 64)\n"
-            "      --spin-us N, --yield-us N   idle spinning / yielding before sleeping\n");
+            "      --spin-us N, --yield-us N   idle: spin N us (default 0), then yield the\n"
+            "                           CPU up to N us (default 3000), then sleep\n"
+            "      --pace-spin-us N     spin when paced cells are due within N us (default 50)\n");
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -120,7 +122,7 @@ static void derived_path(char *out, size_t len, const char *sock, const char *ex
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_STOP = 256, O_PID, O_LOG, O_CAPTURE, O_BER, O_LOSS, O_SEED, O_BUF, O_MAXBUF,
-           O_DESC, O_VCS, O_MAXVCS, O_CLIENTS, O_CREDITS, O_SPIN, O_YIELD };
+           O_DESC, O_VCS, O_MAXVCS, O_CLIENTS, O_CREDITS, O_SPIN, O_YIELD, O_PACE_SPIN };
     static const struct option longopts[] = {
         {"daemon", no_argument, 0, 'd'},       {"stop", no_argument, 0, O_STOP},
         {"socket", required_argument, 0, 's'}, {"pid-file", required_argument, 0, O_PID},
@@ -133,10 +135,12 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"max-clients", required_argument, 0, O_CLIENTS},
         {"vc-credits", required_argument, 0, O_CREDITS},
         {"spin-us", required_argument, 0, O_SPIN}, {"yield-us", required_argument, 0, O_YIELD},
+        {"pace-spin-us", required_argument, 0, O_PACE_SPIN},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     *o = (struct options){
-        .fault_seed = 1, .vc_credits = 64, .spin_us = 20, .yield_us = 3000,
+        .fault_seed = 1, .vc_credits = 64, .spin_us = 0, .yield_us = 3000,
+        .pace_spin_us = 50,
         .limits = {.default_buf_size = 4u << 20, .max_buf_size = 256u << 20,
                    .max_desc_mem = 16u << 20, .default_vcs = 64, .max_vcs = 1024,
                    .default_tx_slots = 256, .max_tx_slots = 4096, .default_rx_slots = 64,
@@ -179,6 +183,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case O_CREDITS: ok = parse_u32(optarg, &o->vc_credits); break;
         case O_SPIN: ok = parse_u64(optarg, &o->spin_us); break;
         case O_YIELD: ok = parse_u64(optarg, &o->yield_us); break;
+        case O_PACE_SPIN: ok = parse_u64(optarg, &o->pace_spin_us); break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }
@@ -293,7 +298,8 @@ static int serve(const struct options *o, int listen_fd, int ready_fd)
     sigprocmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
     struct an2d_loop L = {.listen_fd = listen_fd, .ctl_period_ns = 100000,
-                          .spin_ns = o->spin_us * 1000, .yield_ns = o->yield_us * 1000};
+                          .spin_ns = o->spin_us * 1000, .yield_ns = o->yield_us * 1000,
+                          .pace_spin_ns = o->pace_spin_us * 1000};
     L.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     L.kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     L.signal_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
