@@ -73,7 +73,7 @@ static int call_simple(struct msg *req, int tag, struct msg **reply)
 static int authenticate(void)
 {
 	char authfn[600];
-	snprintf(authfn, sizeof authfn, "%s/pvmtXXXXXX", tmp_dir());
+	snprintf(authfn, sizeof authfn, "%s/an2authXXXXXX", tmp_dir());
 	int afd = mkstemp(authfn);
 	if (afd < 0) {
 		lpvm_log("can't create authentication file in %s: %s", tmp_dir(), strerror(errno));

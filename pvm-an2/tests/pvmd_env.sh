@@ -36,6 +36,9 @@ pvm_env_stop() {
 	rm -f "$PVM_TMP"/pvmd.*."$PVM_VMID" "$PVM_TMP"/pvml.*."$PVM_VMID" "$PVM_TMP/hostfile" \
 	      "$PVM_TMP/pvmd.out"
 	rm -rf "$PVM_WORK"
+	# Debian's libpvm3 leaves its direct-route sockets (pvmtmp<pid>.<n>) behind; a test that
+	# runs stock tasks with PvmRouteDirect says so, ours never create any
+	[ "${PVM_ENV_STOCK_SOCKETS:-0}" = 1 ] && rm -f "$PVM_TMP"/pvmtmp*
 	if [ -n "$(ls -A "$PVM_TMP" 2>/dev/null)" ]; then
 		leftovers="$leftovers files left in PVM_TMP: $(ls -A "$PVM_TMP" | tr '\n' ' ')"
 	fi
