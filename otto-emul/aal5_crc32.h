@@ -19,9 +19,16 @@ uint32_t aal5_crc32(const void *data, size_t len);
 /* memcpy(dst, src, len) fused with the CRC of the bytes copied (read from src). */
 uint32_t aal5_crc32_copy(uint32_t reg, void *dst, const void *src, size_t len);
 
-/* The two engines behind aal5_crc32_update, exposed for tests and benchmarks. */
+/* The engines behind aal5_crc32_update, chosen at run time, exposed for tests and
+ * benchmarks: slice-by-8 tables; PCLMULQDQ folding; AVX-512 VPCLMULQDQ folding. Each works
+ * (by falling back) on any x86-64 CPU; the *_available functions say which are fast. */
 uint32_t aal5_crc32_update_table(uint32_t reg, const void *data, size_t len);
 uint32_t aal5_crc32_update_clmul(uint32_t reg, const void *data, size_t len);
+uint32_t aal5_crc32_update_vpclmul(uint32_t reg, const void *data, size_t len);
+uint32_t aal5_crc32_copy_vpclmul(uint32_t reg, void *dst, const void *src, size_t len);
 bool aal5_crc32_clmul_available(void);
+bool aal5_crc32_vpclmul_available(void);
+/* "vpclmul", "clmul" or "table": the engine aal5_crc32_update uses. */
+const char *aal5_crc32_engine(void);
 
 #endif

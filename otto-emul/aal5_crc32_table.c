@@ -5,7 +5,8 @@
 #include <string.h>
 
 static uint32_t crc_table[8][256];
-static bool use_clmul;
+enum engine { ENGINE_TABLE, ENGINE_CLMUL, ENGINE_VPCLMUL };
+static enum engine engine;
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
 static void crc_init(void)
@@ -21,7 +22,9 @@ static void crc_init(void)
             uint32_t prev = crc_table[t - 1][b];
             crc_table[t][b] = (prev << 8) ^ crc_table[0][prev >> 24];
         }
-    use_clmul = aal5_crc32_clmul_available();
+    engine = aal5_crc32_vpclmul_available() ? ENGINE_VPCLMUL
+           : aal5_crc32_clmul_available()   ? ENGINE_CLMUL
+                                            : ENGINE_TABLE;
 }
 
 static inline uint32_t load_be32(const uint8_t *p)
@@ -49,8 +52,21 @@ uint32_t aal5_crc32_update_table(uint32_t reg, const void *data, size_t len)
 uint32_t aal5_crc32_update(uint32_t reg, const void *data, size_t len)
 {
     pthread_once(&crc_once, crc_init);
-    return use_clmul ? aal5_crc32_update_clmul(reg, data, len)
-                     : aal5_crc32_update_table(reg, data, len);
+    switch (engine) {
+    case ENGINE_VPCLMUL:
+        return aal5_crc32_update_vpclmul(reg, data, len);
+    case ENGINE_CLMUL:
+        return aal5_crc32_update_clmul(reg, data, len);
+    default:
+        return aal5_crc32_update_table(reg, data, len);
+    }
+}
+
+const char *aal5_crc32_engine(void)
+{
+    pthread_once(&crc_once, crc_init);
+    static const char *const names[] = { "table", "clmul", "vpclmul" };
+    return names[engine];
 }
 
 uint32_t aal5_crc32(const void *data, size_t len)
@@ -60,6 +76,9 @@ uint32_t aal5_crc32(const void *data, size_t len)
 
 uint32_t aal5_crc32_copy(uint32_t reg, void *dst, const void *src, size_t len)
 {
+    pthread_once(&crc_once, crc_init);
+    if (engine == ENGINE_VPCLMUL)
+        return aal5_crc32_copy_vpclmul(reg, dst, src, len); /* one pass: load, store, fold */
     /* Chunks small enough that the CRC reads the source while it is still in L1. */
     enum { CHUNK = 4096 };
     uint8_t *d = dst;
