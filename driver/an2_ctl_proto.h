@@ -97,6 +97,7 @@ struct an2_stat_vc {
     uint32_t sw_buffered, reserved2;
 };
 
-#define AN2_CTL_STATS_MAX 196608u /* bytes of one R_STATS message */
+/* bytes of one R_STATS message: fits under the default SO_SNDBUF */
+#define AN2_CTL_STATS_MAX 131072u
 
 #endif

@@ -9,8 +9,6 @@
 #include "an2_ctl_proto.h"
 #include "otto_hw.h"
 
-#define AN2_MAX_DONE 64 /* VC-open answers held for an2_vc_open_complete */
-
 struct an2_done {
     int status;
     struct an2_vc_info info;
@@ -31,8 +29,8 @@ struct an2_ep {
     uint32_t tx_prod, report_cons;       /* our own counters (we are their only writer) */
     uint32_t *rx_prod;                   /* per VC */
     struct an2_vc_info *vcs;             /* per VC; vcs[v].peer_id == 0: not open */
-    struct an2_done done[AN2_MAX_DONE];  /* answers read but not collected */
-    unsigned ndone;
+    struct an2_done *done;               /* VC-open answers read but not collected */
+    unsigned ndone, cap_done;
 };
 
 /* Thread's refusal text (an2_error_detail). */

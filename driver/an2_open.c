@@ -260,6 +260,7 @@ void an2_close(an2_ep *ep)
     close(ep->ctl_fd);
     free(ep->rx_prod);
     free(ep->vcs);
+    free(ep->done);
     free(ep);
 }
 

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -40,8 +41,15 @@ void an2_note_vc_answer(an2_ep *ep, const struct an2_ctl_reply *r)
     } else if (r->detail[0]) {
         an2_set_detail(r->detail);
     }
-    if (ep->ndone < AN2_MAX_DONE)
-        ep->done[ep->ndone++] = d;
+    if (ep->ndone == ep->cap_done) {
+        unsigned cap = ep->cap_done ? 2 * ep->cap_done : 8;
+        struct an2_done *grown = realloc(ep->done, cap * sizeof *grown);
+        if (!grown)
+            return; /* out of memory: the VC shows in an2_vc_info, its answer is lost */
+        ep->done = grown;
+        ep->cap_done = cap;
+    }
+    ep->done[ep->ndone++] = d;
 }
 
 int an2_ctl_recv(an2_ep *ep, struct an2_ctl_reply *r, int timeout_ms)

@@ -47,10 +47,6 @@ static bool handle_events(struct an2d_loop *L, uint64_t timeout_ns)
         uint64_t tag = ev[i].data.u64;
         if (tag == AN2D_EV_LISTEN) {
             an2_driver_accept(L->drv, L->listen_fd);
-        } else if (tag == AN2D_EV_KICK) {
-            uint64_t count;
-            ssize_t r = read(L->kick_fd, &count, sizeof count); /* drains; EAGAIN is fine */
-            (void)r;
         } else if (tag == AN2D_EV_SIGNAL) {
             struct signalfd_siginfo si;
             if (read(L->signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
@@ -58,8 +54,7 @@ static bool handle_events(struct an2d_loop *L, uint64_t timeout_ns)
                 keep_going = false;
             }
         } else if (tag >= AN2_DRIVER_EPOLL_BASE) {
-            an2_driver_client_event(L->drv, (uint32_t)(tag - AN2_DRIVER_EPOLL_BASE),
-                                    ev[i].events);
+            an2_driver_event(L->drv, tag - AN2_DRIVER_EPOLL_BASE, ev[i].events);
         }
     }
     return keep_going && !an2_driver_stop_requested(L->drv);

@@ -9,10 +9,10 @@ struct otto;
 struct an2_driver;
 
 /* epoll data values of the loop's own descriptors (clients use AN2_DRIVER_EPOLL_BASE+). */
-enum { AN2D_EV_LISTEN = 1, AN2D_EV_KICK = 2, AN2D_EV_SIGNAL = 3 };
+enum { AN2D_EV_LISTEN = 1, AN2D_EV_SIGNAL = 2 };
 
 struct an2d_loop {
-    int epoll_fd, listen_fd, kick_fd, signal_fd;
+    int epoll_fd, listen_fd, signal_fd;
     struct otto *otto;
     struct an2_driver *drv;
     uint64_t ctl_period_ns;  /* how often a busy loop looks at the control socket */

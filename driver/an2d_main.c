@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -301,15 +300,13 @@ static int serve(const struct options *o, int listen_fd, int ready_fd)
                           .spin_ns = o->spin_us * 1000, .yield_ns = o->yield_us * 1000,
                           .pace_spin_ns = o->pace_spin_us * 1000};
     L.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-    L.kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     L.signal_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (L.epoll_fd < 0 || L.kick_fd < 0 || L.signal_fd < 0 ||
-        add_fd(L.epoll_fd, listen_fd, AN2D_EV_LISTEN) || add_fd(L.epoll_fd, L.kick_fd, AN2D_EV_KICK) ||
+    if (L.epoll_fd < 0 || L.signal_fd < 0 || add_fd(L.epoll_fd, listen_fd, AN2D_EV_LISTEN) ||
         add_fd(L.epoll_fd, L.signal_fd, AN2D_EV_SIGNAL)) {
         an2d_log("setup: %s", strerror(errno));
         goto out;
     }
-    drv = an2_driver_create(&o->limits, L.epoll_fd, L.kick_fd, o->cells_per_second);
+    drv = an2_driver_create(&o->limits, L.epoll_fd, o->cells_per_second);
     struct an2_switch_config sc = {.nports = 1, .vc_credit_cells = o->vc_credits,
                                    .cells_per_second = o->cells_per_second};
     sw = drv ? an2_switch_create(&sc) : NULL;
@@ -368,8 +365,6 @@ out:
     }
     if (L.signal_fd >= 0)
         close(L.signal_fd);
-    if (L.kick_fd >= 0)
-        close(L.kick_fd);
     if (L.epoll_fd >= 0)
         close(L.epoll_fd);
     an2d_log("stopped");

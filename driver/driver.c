@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -29,14 +30,13 @@ uint64_t drv_now_ns(void)
 }
 
 struct an2_driver *an2_driver_create(const struct an2_driver_limits *limits, int epoll_fd,
-                                     int kick_fd, double cells_per_second)
+                                     double cells_per_second)
 {
     struct an2_driver *drv = calloc(1, sizeof *drv);
     if (!drv)
         return NULL;
     drv->limits = *limits;
     drv->epoll_fd = epoll_fd;
-    drv->kick_fd = kick_fd;
     drv->cells_per_second = cells_per_second;
     drv->start_ns = drv_now_ns();
     drv->next_endpoint_id = 1;
@@ -48,7 +48,7 @@ struct an2_driver *an2_driver_create(const struct an2_driver_limits *limits, int
         return NULL;
     }
     for (uint32_t i = 0; i < limits->max_clients; i++)
-        drv->clients[i].fd = -1;
+        drv->clients[i].fd = drv->clients[i].kick_fd = -1;
     return drv;
 }
 
@@ -171,7 +171,8 @@ void an2_driver_accept(struct an2_driver *drv, int listen_fd)
             close(fd);
             continue;
         }
-        struct epoll_event ev = {.events = EPOLLIN, .data.u64 = AN2_DRIVER_EPOLL_BASE + slot};
+        struct epoll_event ev = {.events = EPOLLIN,
+                                 .data.u64 = AN2_DRIVER_EPOLL_BASE + 2 * (uint64_t)slot};
         if (epoll_ctl(drv->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
             an2d_log("refused pid %d: epoll: %s", (int)cred.pid, strerror(errno));
             close(fd);
@@ -180,6 +181,7 @@ void an2_driver_accept(struct an2_driver *drv, int listen_fd)
         struct drv_client *c = &drv->clients[slot];
         memset(c, 0, sizeof *c);
         c->fd = fd;
+        c->kick_fd = -1;
         c->pid = cred.pid;
     }
 }
@@ -197,10 +199,14 @@ void drv_drop_client(struct an2_driver *drv, uint32_t slot, const char *why)
         munmap(c->base, c->size);
     }
     free(c->vcs);
+    if (c->kick_fd >= 0) {
+        epoll_ctl(drv->epoll_fd, EPOLL_CTL_DEL, c->kick_fd, NULL);
+        close(c->kick_fd);
+    }
     epoll_ctl(drv->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     memset(c, 0, sizeof *c);
-    c->fd = -1;
+    c->fd = c->kick_fd = -1;
 }
 
 static void refuse_open(struct drv_client *c, int err, const char *fmt, ...)
@@ -259,6 +265,17 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
                     (unsigned long long)L->max_desc_mem);
         return;
     }
+    int kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN,
+                             .data.u64 = AN2_DRIVER_EPOLL_BASE + 2 * (uint64_t)slot + 1};
+    if (kick_fd < 0 || epoll_ctl(drv->epoll_fd, EPOLL_CTL_ADD, kick_fd, &ev) != 0) {
+        int e = errno;
+        if (kick_fd >= 0)
+            close(kick_fd);
+        refuse_open(c, e, "kick eventfd: %s", strerror(e));
+        return;
+    }
+    c->kick_fd = kick_fd; /* given back by drv_drop_client, whatever happens next */
     int memfd = memfd_create("an2-portion", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (memfd < 0) {
         refuse_open(c, errno, "memfd_create: %s", strerror(errno));
@@ -303,7 +320,7 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
     drv_reply_init(&r, AN2_CTL_R_OPEN, 0);
     r.endpoint_id = c->endpoint_id;
     r.portion_size = geo.portion_size;
-    int fds[2] = {memfd, drv->kick_fd};
+    int fds[2] = {memfd, c->kick_fd};
     drv_send(c, &r, sizeof r, fds, 2);
     close(memfd); /* an2d keeps only its mapping */
     an2d_log("endpoint %u opened by pid %d: %u VCs, buffer area %llu bytes", c->endpoint_id,
@@ -347,11 +364,18 @@ static void reap_doomed(struct an2_driver *drv)
             drv_drop_client(drv, i, drv->clients[i].why);
 }
 
-void an2_driver_client_event(struct an2_driver *drv, uint32_t slot, uint32_t events)
+void an2_driver_event(struct an2_driver *drv, uint64_t data, uint32_t events)
 {
+    uint64_t slot = data / 2;
     if (slot >= drv->limits.max_clients || drv->clients[slot].fd < 0)
         return;
     struct drv_client *c = &drv->clients[slot];
+    if (data % 2) { /* a kick: the loop is awake now, which is all a kick asks for */
+        uint64_t count;
+        ssize_t n = read(c->kick_fd, &count, sizeof count); /* drains; EAGAIN is fine */
+        (void)n;
+        return;
+    }
     for (int budget = 0; budget < 64 && !c->doomed; budget++) {
         /* one byte more than a request, so that an oversized message shows as such */
         union {
@@ -366,7 +390,7 @@ void an2_driver_client_event(struct an2_driver *drv, uint32_t slot, uint32_t eve
             break;
         }
         if (n == 0) {
-            drv_doom(c, (events & (EPOLLERR | EPOLLHUP)) ? "connection lost" : "task closed");
+            drv_doom(c, "connection closed");
             break;
         }
         if (n != (ssize_t)sizeof in.q || in.q.magic != AN2_CTL_MAGIC) {
@@ -385,7 +409,7 @@ void an2_driver_client_event(struct an2_driver *drv, uint32_t slot, uint32_t eve
             drv_doom(c, "protocol violation");
             break;
         }
-        handle_request(drv, slot, &in.q);
+        handle_request(drv, (uint32_t)slot, &in.q);
     }
     reap_doomed(drv);
 }

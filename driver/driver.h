@@ -19,15 +19,17 @@ struct an2_driver_limits {
     uint32_t max_clients;                      /* control connections at once */
 };
 
-/* epoll data values below this are the event loop's own; a client's is base + its slot. */
+/* epoll data values below this are the event loop's own; from it on they are the driver's:
+ * base + 2 * slot for a client's socket, base + 2 * slot + 1 for its kick eventfd. */
 #define AN2_DRIVER_EPOLL_BASE 16u
 
 struct an2_driver;
 
-/* The driver registers its clients' sockets in epoll_fd and hands kick_fd to every task.
- * rate is reported by an2stat only. NULL with errno set on failure. */
+/* The driver registers its clients' sockets and kick eventfds (one per task, so that no
+ * task can swallow another's kick) in epoll_fd. cells_per_second is for an2stat only.
+ * NULL with errno set on failure. */
 struct an2_driver *an2_driver_create(const struct an2_driver_limits *limits, int epoll_fd,
-                                     int kick_fd, double cells_per_second);
+                                     double cells_per_second);
 /* Connects the driver to the controller and switch it programs (before any client). */
 void an2_driver_set_hardware(struct an2_driver *drv, struct otto *otto, struct an2_switch *sw);
 /* Drops every client (as if each had died), then frees the driver. */
@@ -35,8 +37,8 @@ void an2_driver_destroy(struct an2_driver *drv);
 
 /* Accepts every pending connection on listen_fd. */
 void an2_driver_accept(struct an2_driver *drv, int listen_fd);
-/* Handles readiness of the client whose epoll data is AN2_DRIVER_EPOLL_BASE + slot. */
-void an2_driver_client_event(struct an2_driver *drv, uint32_t slot, uint32_t events);
+/* Handles readiness of the descriptor whose epoll data is AN2_DRIVER_EPOLL_BASE + data. */
+void an2_driver_event(struct an2_driver *drv, uint64_t data, uint32_t events);
 /* The controller's interrupt callback (struct otto_config.interrupt); ctx is the driver. */
 void an2_driver_interrupt(void *ctx, uint32_t portion_id);
 /* True once a client has asked an2d to stop. */

@@ -28,6 +28,7 @@ struct drv_vc {
 
 struct drv_client {
     int      fd;           /* -1: slot free */
+    int      kick_fd;      /* the task's doorbell kick (eventfd); -1 until OPEN */
     bool     doomed;       /* a reply could not be sent: dropped after the current event */
     char     why[64];      /* why it is doomed, for the log */
     pid_t    pid;
@@ -50,7 +51,7 @@ struct an2_driver {
     struct an2_driver_limits limits;
     struct otto *otto;
     struct an2_switch *sw;
-    int epoll_fd, kick_fd;
+    int epoll_fd;
     double cells_per_second;
     uint64_t start_ns;
     bool stop_requested;

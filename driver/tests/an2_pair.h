@@ -34,8 +34,8 @@ char an2_pair_await(struct an2_pair *p);
 void an2_fill_pattern(uint8_t *dst, size_t len, uint32_t seed);
 bool an2_check_pattern(const uint8_t *src, size_t len, uint32_t seed);
 
-/* Waits (up to timeout_ms) for a report of kind; other reports go to *other if not NULL
- * (the last one) or are checked to be TX OK. Dies on timeout. */
+/* Waits (up to timeout_ms) for a report of kind, skipping TX OK reports; dies on any other
+ * report or on timeout. */
 struct an2_report an2_expect_report(an2_ep *ep, uint8_t kind, int timeout_ms);
 
 #endif
