@@ -67,7 +67,7 @@ oc3_curve=""
 grep -q oc3 <<<"$main" && oc3_curve=", [1:4194304] oc3(x) with lines lc rgb '#888888' dt 2 title 'OC-3c AAL5 payload capacity'"
 
 # shellcheck disable=SC2086  # $main and $all are word lists of labels without spaces
-gnuplot <<EOF
+gnuplot 2> >(grep -v '^Warning: empty . range' >&2) <<EOF
 $common
 set output '$out/latency.png'
 set title 'One-way latency (half the ping-pong round trip)'

@@ -8,8 +8,8 @@ build=${AN2_BUILD_DIR:?AN2_BUILD_DIR must name the build directory}
 source_dir=${AN2_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 compare="$source_dir/bench/compare"
 # A short path: Unix socket paths (pvmd's, an2d's) nest inside it and must stay < 108 bytes.
-work=$(mktemp -d "/tmp/bench-$case_name.XXXXXX")
-export TMPDIR="$work/tmp"      # compare's private directory goes here
+work=$(mktemp -d "/tmp/bsm.XXXXXX")
+export TMPDIR="$work/t"      # compare's private directory goes here
 mkdir -p "$TMPDIR"
 failures=0
 
@@ -21,7 +21,7 @@ leftovers() {
   for p in /proc/[0-9]*; do
     p=${p#/proc/}
     [ "$p" = $$ ] && continue
-    grep -qsF "$work/tmp/an2-compare" "/proc/$p/environ" 2>/dev/null && echo "$p"
+    grep -qsF "$work/t/an2-cmp" "/proc/$p/environ" 2>/dev/null && echo "$p"
   done
 }
 finish() {
@@ -106,26 +106,34 @@ LIST
     fail "summary does not list missing as skipped"
   grep -q "timed out" "$out/logs/hanging.log" || fail "the hanging run's log does not say it timed out"
   ;;
-interrupt)   # SIGINT in the middle of a run stops everything compare started
-  cat >"$work/transports.txt" <<'LIST'
-slow | pvmbench-stock | - | --route direct --trial-ms 600000 --sizes 1 | a run that takes long
-LIST
-  set -m   # so that the background compare does not ignore SIGINT
-  "$compare" --tiny --build "$build" --out "$work/out" --transports "$work/transports.txt" \
-    >"$work/compare.log" 2>&1 &
-  pid=$!
-  set +m
-  for _ in $(seq 100); do   # wait until the slave runs under compare's pvmd
-    [ "$(leftovers | wc -l)" -ge 4 ] && break
-    sleep 0.1
+interrupt)   # SIGINT in the middle of a run stops everything compare started (pvmd, slaves,
+             # and an2-rawbench with the an2d it starts, when built)
+  lists=("slow | pvmbench-stock | - | --route direct --trial-ms 600000 --sizes 1 | a run that takes long")
+  [ -x "$build/bin/an2-rawbench" ] &&
+    lists+=("slowraw | an2-rawbench | - | --rate unpaced --trial-ms 600000 --sizes 40 --runs 1 | a long raw run")
+  for list in "${lists[@]}"; do
+    echo "$list" >"$work/transports.txt"
+    set -m   # so that the background compare does not ignore SIGINT
+    "$compare" --tiny --build "$build" --out "$work/out" --transports "$work/transports.txt" \
+      >"$work/compare.log" 2>&1 &
+    pid=$!
+    set +m
+    for _ in $(seq 100); do   # until the run is well under way: pvmd or an2d, and the tasks
+      [ "$(leftovers | wc -l)" -ge 4 ] && break
+      sleep 0.1
+    done
+    [ "$(leftovers | wc -l)" -ge 3 ] || fail "${list%% *}: compare's processes did not get going"
+    sleep 0.5
+    kill -INT "$pid"
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then fail "compare still runs 10 s after SIGINT"; kill -KILL "$pid"; fi
+    wait "$pid"; rc=$?
+    [ $rc -eq 130 ] || fail "${list%% *}: compare exited $rc after SIGINT, expected 130"
+    grep -q "interrupted" "$work/compare.log" || fail "${list%% *}: compare did not say it was interrupted"
+    stray=$(leftovers)
+    [ -z "$stray" ] || fail "${list%% *}: left behind: $(for p in $stray; do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done)"
+    [ -z "$(ls -A "$TMPDIR")" ] || fail "${list%% *}: left in the temp dir: $(ls -A "$TMPDIR")"
   done
-  [ "$(leftovers | wc -l)" -ge 3 ] || fail "compare did not get its pvmd and tasks running"
-  kill -INT "$pid"
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then fail "compare still runs 10 s after SIGINT"; kill -KILL "$pid"; fi
-  wait "$pid"; rc=$?
-  [ $rc -eq 130 ] || fail "compare exited $rc after SIGINT, expected 130"
-  grep -q "interrupted" "$work/compare.log" || fail "compare did not say it was interrupted"
   ;;
 raw)   # a raw benchmark's rows (own labels, five columns, a 0-byte row) are taken in as documented
   fake="$work/build/bin"
