@@ -197,7 +197,8 @@ static uint32_t clamp_count(double want, uint32_t lo, uint32_t hi)
 
 struct result {
     uint32_t size, reps;
-    double one_way_us, mbps;
+    double one_way_us, mbps;          /* medians */
+    double one_way_min, mbps_max;     /* best runs, to show the noise */
 };
 
 struct config {
@@ -259,6 +260,8 @@ static int measure_rate(const struct config *cfg, struct result *res)
         res[k] = (struct result){.size = size, .reps = reps,
                                  .one_way_us = median(lat, cfg->runs),
                                  .mbps = median(bw, cfg->runs)};
+        res[k].one_way_min = lat[0]; /* median() sorted them */
+        res[k].mbps_max = bw[cfg->runs - 1];
     }
     struct cmd q = {'q', 0, 0};
     pipe_write(s.to, &q, sizeof q);
@@ -363,11 +366,12 @@ int main(int argc, char **argv)
         }
         printf("\n%s (link %s; medians of %d runs; noisy if other work shares the cores)\n",
                transport, rates[i], cfg.runs);
-        printf("%8s %9s %12s %12s%s\n", "bytes", "reps", "one_way_us", "MB/s",
-               oc3 ? "   % of OC-3c AAL5 capacity" : "");
+        printf("%8s %9s %12s %12s %12s %12s%s\n", "bytes", "reps", "one_way_us", "(best)",
+               "MB/s", "(best)", oc3 ? "   % of OC-3c AAL5 capacity" : "");
         for (int k = 0; k < cfg.nsizes; k++) {
             const struct result *r = &res[k];
-            printf("%8u %9u %12.2f %12.2f", r->size, r->reps, r->one_way_us, r->mbps);
+            printf("%8u %9u %12.2f %12.2f %12.2f %12.2f", r->size, r->reps, r->one_way_us,
+                   r->one_way_min, r->mbps, r->mbps_max);
             if (oc3 && r->size > 0) {
                 double pct = 100 * r->mbps / aal5_capacity_mbps(OC3_CELLS_PER_SECOND, r->size);
                 printf("   %6.2f %%", pct);
