@@ -7,7 +7,9 @@ mkdir -p "$base"
 dir=$(mktemp -d "$base/guard.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 echo "* ep=/usr/bin" > "$dir/hostfile"
-PVM_TMP=$dir PVM_VMID=guard$$ PVM_ROOT=/usr/lib/pvm3 LD_LIBRARY_PATH=$dropin \
+# sanitizer build: the instrumented drop-in needs its runtime preloaded to load at all
+preload=${AN2_ASAN_RUNTIME:-}
+PVM_TMP=$dir PVM_VMID=guard$$ PVM_ROOT=/usr/lib/pvm3 LD_LIBRARY_PATH=$dropin LD_PRELOAD=$preload \
 	timeout 10 pvmd "$dir/hostfile" </dev/null >"$dir/out" 2>&1
 rc=$?
 cat "$dir/out"

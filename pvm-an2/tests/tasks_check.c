@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #define TAG_EXIT 77
 #define TAG_HOSTADD 78
@@ -129,7 +130,13 @@ int main(int argc, char **argv)
 	/* psend / precv to ourselves */
 	int data[5] = { 1, -2, 3, -4, 5 }, back[5] = { 0 }, rtid, rtag, rlen;
 	printf("psend: %d\n", pvm_psend(me, 5, data, 5, PVM_INT));
-	printf("probe finds it: %d\n", pvm_probe(me, 5) > 0);
+	int found = 0;   /* it travels through the pvmd: give it time */
+	for (int i = 0; i < 200 && !found; i++) {
+		found = pvm_probe(me, 5) > 0;
+		if (!found)
+			usleep(10000);
+	}
+	printf("probe finds it: %d\n", found);
 	printf("precv: %d\n", pvm_precv(me, 5, back, 5, PVM_INT, &rtid, &rtag, &rlen));
 	printf("precv info: %d %d %d same %d\n", rtid == me, rtag, rlen, !memcmp(data, back, sizeof data));
 	printf("psend str: %d\n", pvm_psend(me, 5, "x", 1, PVM_STR));
