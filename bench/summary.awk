@@ -1,6 +1,6 @@
 # summary.awk: turns compare's transport states and results.csv into summary.md (POSIX awk).
-# Usage: awk -F, -v mode=M -v machine=TEXT -v date=TEXT -v commit=C [-v an2=pvm-an2]
-#            [-v tcp=pvm-direct] -f summary.awk STATES results.csv
+# Usage: awk -F, -v mode=M -v machine=TEXT -v date=TEXT -v commit=C -v rounds=R -v trials=T
+#            [-v an2=pvm-an2] [-v tcp=pvm-direct] -f summary.awk STATES results.csv
 # STATES holds "name|layer|state|detail|kind" lines (kind: pvm or raw) in protocol-hierarchy order.
 
 function fmt(v) {
@@ -110,7 +110,6 @@ $2 ~ /^[0-9]+$/ && $4 > 0 {
     size[label, i] = b
   }
   us[label, b] = $4; bw[label, b] = $5; reps[label, b] = $3; usmin[label, b] = $6; usmax[label, b] = $7
-  if ($10 != "") runs = $10
 }
 
 END {
@@ -118,9 +117,11 @@ END {
   printf "- **Date:** %s\n- **Machine:** %s\n- **Commit:** %s\n", date, machine, commit
   printf "- **Method:** one-way latency is half the ping-pong round trip (hot cache, PvmDataRaw, "
   printf "pvm_send/pvm_recv, message content verified on the first exchange of every trial); bandwidth "
-  printf "is bytes per one-way time, MB = 10^6 bytes. Each size is timed in %s trials of the same ", runs == "" ? "several" : runs
-  printf "length; figures are medians, ± is half the min–max range of the trials relative to the "
-  printf "median. The machine is shared and noisy: compare transports as ratios within one run.\n\n"
+  printf "is bytes per one-way time, MB = 10^6 bytes. Every transport is measured in %s round(s), ", rounds == "" ? "several" : rounds
+  printf "interleaved with the other transports, each timing every size in %s trials; figures are ", trials == "" ? "several" : trials
+  printf "the median over the rounds of each round's median, and ± is half the min–max range of "
+  printf "all trials relative to that median. The machine is shared and noisy: compare transports "
+  printf "as ratios within one run.\n\n"
 
   print "## Protocol hierarchy (in the style of ParaStation's Table 3)\n"
   print "| protocol layer | transport | latency 8 B (µs) | bandwidth 64 KiB (MB/s) | bandwidth 4 MiB (MB/s) | peak (MB/s) | n½ (bytes) |"
