@@ -5,6 +5,7 @@ start_an2d
 "$TBIN/t_garbage"
 log_has "garbage request" || fail "an2d did not log the garbage"
 log_has "protocol 1, not 77" || fail "an2d did not log the version mismatch"
+[ "$(id -u)" -ne 0 ] || log_has "uid 65534 is not an2d.s uid" || fail "an2d did not log the other uid"
 kill -0 "$AN2D_PID" || fail "an2d died"
 stop_an2d
 echo "garbage: ok"

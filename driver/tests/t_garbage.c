@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -47,6 +49,41 @@ static void expect_dropped(const char *what, const void *msg, size_t len)
     printf("dropped: %s\n", what);
 }
 
+/* As root: a task of another uid that reaches the socket (we open its mode for the test) is
+ * refused on its SO_PEERCRED uid. Skipped when not root. */
+static void other_uid_refused(void)
+{
+    if (geteuid() != 0) {
+        printf("not root: other-uid check skipped\n");
+        return;
+    }
+    char path[108], dir[108];
+    if (an2_socket_path(path, sizeof path) != 0)
+        FAIL("socket path");
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = 0;
+    struct stat dst;
+    if (stat(dir, &dst) != 0 || chmod(dir, 0711) != 0 || chmod(path, 0777) != 0)
+        FAIL("chmod the socket: %s", strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(2);
+        an2_ep *ep;
+        int rc = an2_open(NULL, &ep);
+        /* connected (the modes let it), then dropped by an2d: not EACCES */
+        _exit(rc == -ECONNRESET || rc == -EPIPE ? 0 : 1);
+    }
+    int st = -1;
+    waitpid(pid, &st, 0);
+    if (chmod(path, 0600) != 0 || chmod(dir, dst.st_mode & 07777) != 0)
+        FAIL("chmod back: %s", strerror(errno));
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        FAIL("a task of uid 65534 was not refused (status %d)", st);
+    printf("refused: a task of uid 65534\n");
+}
+
 int main(void)
 {
     an2_ep *a, *b;
@@ -77,6 +114,7 @@ int main(void)
     bad.op = 999;
     expect_dropped("a request with an unknown op", &bad, sizeof bad);
     expect_dropped("an empty message", "", 0);
+    other_uid_refused();
 
     /* a request with file descriptors attached: they are discarded, the request works */
     int fd = connect_ctl();

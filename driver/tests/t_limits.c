@@ -2,7 +2,7 @@
  * too big a buffer area or VC count (E2BIG), VC limit reached (ENOSPC), unknown peer and
  * peer closing before agreeing (ESRCH), self (EINVAL), duplicate (EALREADY), timeout and
  * cancel (ETIMEDOUT, ENOENT), closing a VC that is not open (EBADF). an2d runs with
- * --max-buf-size 8M --max-vcs 4. */
+ * --max-buf-size 8M --max-vcs 4 --max-desc-mem 256K. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +39,11 @@ int main(void)
     printf("refused: %s\n", an2_error_detail());
     struct an2_open_params many = {.max_vcs = 5};
     EXPECT(an2_open(&many, &a), -E2BIG);
+    printf("refused: %s\n", an2_error_detail());
+    struct an2_open_params rings = {.rx_slots = 1024}; /* 4 VCs x 1024 x 80 B > 256 KiB */
+    EXPECT(an2_open(&rings, &a), -E2BIG);
+    if (!strstr(an2_error_detail(), "descriptor memory"))
+        FAIL("E2BIG for descriptor memory without a clear detail: '%s'", an2_error_detail());
     printf("refused: %s\n", an2_error_detail());
     struct an2_open_params odd = {.tx_slots = 100};
     if (an2_open(&odd, &a) == 0)
