@@ -62,8 +62,13 @@ struct an2_switch *an2_switch_create(const struct an2_switch_config *config)
     }
     sw->nports = config->nports;
     sw->window = config->vc_credit_cells ? config->vc_credit_cells : DEFAULT_CREDIT_CELLS;
-    for (unsigned i = 0; i < sw->nports; i++)
+    for (unsigned i = 0; i < sw->nports; i++) {
         link_pacer_init(&sw->port[i].out_pacer, config->cells_per_second);
+        /* What reaches an output was shaped by the senders' own link clocks (bursts after
+         * idling bounded there); the output may pass on a sender's catch-up after the
+         * emulator was descheduled, while its long-run rate stays the link's. */
+        sw->port[i].out_pacer.backlogged = true;
+    }
     vc_map_init(&sw->routes);
     return sw;
 }
@@ -328,7 +333,7 @@ static bool drain(struct an2_switch *sw, struct route *r, uint64_t now)
     return moved;
 }
 
-bool an2_switch_poll(struct an2_switch *sw, uint64_t now_ns)
+static bool poll_routes(struct an2_switch *sw, uint64_t now_ns)
 {
     bool moved = false;
     uint32_t n = sw->nactive;
@@ -345,6 +350,11 @@ bool an2_switch_poll(struct an2_switch *sw, uint64_t now_ns)
             moved |= batch[i]->count && drain(sw, batch[i], now_ns);
     }
     return moved;
+}
+
+bool an2_switch_poll(struct an2_switch *sw, uint64_t now_ns)
+{
+    return poll_routes(sw, now_ns);
 }
 
 uint64_t an2_switch_next_deadline(const struct an2_switch *sw)

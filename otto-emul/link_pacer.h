@@ -2,35 +2,43 @@
 #ifndef LINK_PACER_H
 #define LINK_PACER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-/* A link whose idle time is not lost up to `burst` cells: a poll that comes late may send
- * the cells it owes at once, no more, so the long-run rate is exact and bursts are bounded. */
+/* The emulator polls the link; between polls a real link would have gone on sending. So a
+ * poll may send the cells the link owes since the last one, within limits: a link that was
+ * idle (nothing queued) owes at most LINK_PACER_BURST cells; a backlogged link (cells were
+ * queued at the last poll, e.g. while the emulator was descheduled) owes what it would have
+ * sent in up to LINK_PACER_CATCHUP_NS. The long-run rate is exact; bursts stay bounded. */
+#define LINK_PACER_BURST 32u
+#define LINK_PACER_CATCHUP_NS 2000000.0
+
 struct link_pacer {
     double ns_per_cell;   /* 0: unpaced */
     double busy_until;    /* virtual time at which the last cell sent has left, ns */
-    uint32_t burst;
+    bool backlogged;      /* cells were left queued at the last poll */
 };
-
-#define LINK_PACER_BURST 32u
 
 static inline void link_pacer_init(struct link_pacer *p, double cells_per_second)
 {
     p->ns_per_cell = cells_per_second > 0 ? 1e9 / cells_per_second : 0;
     p->busy_until = 0;
-    p->burst = LINK_PACER_BURST;
+    p->backlogged = false;
 }
 
 static inline uint32_t link_pacer_allow(struct link_pacer *p, uint64_t now_ns)
 {
     if (p->ns_per_cell == 0)
         return UINT32_MAX;
-    double now = (double)now_ns, earliest = now - p->burst * p->ns_per_cell;
-    if (p->busy_until < earliest)
-        p->busy_until = earliest;
+    double now = (double)now_ns, lag = LINK_PACER_BURST * p->ns_per_cell;
+    if (p->backlogged && lag < LINK_PACER_CATCHUP_NS)
+        lag = LINK_PACER_CATCHUP_NS;
+    if (p->busy_until < now - lag)
+        p->busy_until = now - lag;
     if (p->busy_until + p->ns_per_cell > now)
         return 0;
-    return (uint32_t)((now - p->busy_until) / p->ns_per_cell);
+    double n = (now - p->busy_until) / p->ns_per_cell;
+    return n > 1e9 ? 1000000000u : (uint32_t)n;
 }
 
 static inline void link_pacer_consume(struct link_pacer *p, uint32_t cells)

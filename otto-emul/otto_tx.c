@@ -236,7 +236,7 @@ static bool tx_vc(struct otto *o, struct otto_vc *v, uint64_t now, uint32_t *bud
     return true;
 }
 
-bool otto_tx_run(struct otto *o, uint64_t now)
+static bool tx_run(struct otto *o, uint64_t now)
 {
     bool moved = false;
     uint32_t budget = OTTO_POLL_CELL_BUDGET;
@@ -255,5 +255,13 @@ bool otto_tx_run(struct otto *o, uint64_t now)
             if (batch[i]->tx_listed && !tx_vc(o, batch[i], now, &budget, &moved))
                 return moved;
     }
+    return moved;
+}
+
+bool otto_tx_run(struct otto *o, uint64_t now)
+{
+    bool moved = tx_run(o, now);
+    /* Cells left waiting (for the clock or for credit): the link is backlogged. */
+    o->egress.backlogged = o->ntx_active > 0;
     return moved;
 }

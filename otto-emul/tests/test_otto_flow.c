@@ -173,7 +173,7 @@ static void several_senders_one_slow_receiver(void)
 /* Streams PDUs of len bytes for sim_ns of simulated time, the clock moving by steps drawn
  * from [0, max_step_ns]; returns the cells that reached the receiver. */
 static uint64_t paced_stream(double rate, uint32_t len, uint64_t sim_ns, uint64_t max_step_ns,
-                             unsigned nvcs, uint64_t *max_burst)
+                             uint64_t stall_ns, unsigned nvcs, uint64_t *max_burst)
 {
     struct an2_switch_config sc = { .nports = 1, .vc_credit_cells = 64, .cells_per_second = rate };
     struct an2_switch *sw = an2_switch_create(&sc);
@@ -214,6 +214,8 @@ static uint64_t paced_stream(double rate, uint32_t len, uint64_t sim_ns, uint64_
         last_cells = cells;
         rng = rng * 6364136223846793005ull + 1442695040888963407ull;
         now += max_step_ns ? (rng >> 33) % (max_step_ns + 1) : 1000;
+        if (stall_ns && (rng >> 20) % 1000 == 0)
+            now += stall_ns; /* the emulator descheduled: the link owes what it could send */
     }
     otto_destroy(o);
     an2_switch_destroy(sw);
@@ -228,19 +230,34 @@ static void pacing(void)
     const uint64_t sim = 200000000ull; /* 200 ms */
     double want = oc3 * sim / 1e9;
     uint64_t burst;
-    uint64_t got = paced_stream(oc3, 9180, sim, 20000, 1, &burst);
+    uint64_t got = paced_stream(oc3, 9180, sim, 20000, 0, 1, &burst);
     printf("pacing: %llu cells of %.0f, largest burst %llu\n", (unsigned long long)got, want,
            (unsigned long long)burst);
     CHECK(got >= want * 0.99 && got <= want * 1.01, "OC-3c, steps <= 20 us: %llu cells, want %.0f",
           (unsigned long long)got, want);
     CHECK(burst <= 32 + 8, "burst %llu cells", (unsigned long long)burst);
     /* Polls that come as late as 80 us lose nothing: the burst allowance covers them. */
-    got = paced_stream(oc3, 65535, sim, 80000, 2, &burst);
+    got = paced_stream(oc3, 65535, sim, 80000, 0, 2, &burst);
     CHECK(got >= want * 0.99 && got <= want * 1.01, "OC-3c, 2 VCs, steps <= 80 us: %llu, want %.0f",
           (unsigned long long)got, want);
-    got = paced_stream(4 * oc3, 1000, sim / 4, 5000, 3, &burst);
+    got = paced_stream(4 * oc3, 1000, sim / 4, 5000, 0, 3, &burst);
     CHECK(got >= want * 0.99 && got <= want * 1.01, "OC-12c, 3 VCs: %llu cells, want %.0f",
           (unsigned long long)got, want);
+    got = paced_stream(oc3, 256, sim, 10000, 0, 1, &burst);
+    printf("pacing 256 B: %llu cells of %.0f, largest burst %llu\n",
+           (unsigned long long)got, want, (unsigned long long)burst);
+    CHECK(got >= want * 0.99 && got <= want * 1.01, "OC-3c, 256 B PDUs: %llu, want %.0f",
+          (unsigned long long)got, want);
+    /* Now and then a poll comes 1.5 ms late: a backlogged link catches up (within 2 ms). */
+    got = paced_stream(oc3, 1000, sim, 10000, 1500000, 1, &burst);
+    printf("pacing with stalls: %llu cells of %.0f, largest burst %llu\n",
+           (unsigned long long)got, want, (unsigned long long)burst);
+    CHECK(got >= want * 0.99 && got <= want * 1.01, "OC-3c with stalls: %llu, want %.0f",
+          (unsigned long long)got, want);
+    CHECK(burst <= 2e-3 * oc3 + 40, "catch-up burst %llu cells", (unsigned long long)burst);
+    /* A link that was idle sends at most its small burst at once. */
+    got = paced_stream(oc3, 65535, 1000, 0, 0, 1, &burst);
+    CHECK(got <= 32 + 1, "after idling: %llu cells at once", (unsigned long long)got);
 }
 
 int main(void)
