@@ -120,8 +120,8 @@ END {
   printf "is bytes per one-way time, MB = 10^6 bytes. Every transport is measured in %s round(s), ", rounds == "" ? "several" : rounds
   printf "interleaved with the other transports, each timing every size in %s trials; figures are ", trials == "" ? "several" : trials
   printf "the median over the rounds of each round's median, and ± is half the min–max range of "
-  printf "all trials relative to that median. The machine is shared and noisy: compare transports "
-  printf "as ratios within one run.\n\n"
+  printf "the rounds' medians (with one round: of its trials) relative to that median. The machine "
+  printf "is shared and noisy: compare transports as ratios within one run.\n\n"
 
   print "## Protocol hierarchy (in the style of ParaStation's Table 3)\n"
   print "| protocol layer | transport | latency 8 B (µs) | bandwidth 64 KiB (MB/s) | bandwidth 4 MiB (MB/s) | peak (MB/s) | n½ (bytes) |"
