@@ -41,7 +41,19 @@
  *
  * The controller never overwrites an unconsumed report: it takes a descriptor off a ring only
  * when it can reserve a report slot for it (VC events have max_vcs slots set aside), so a host
- * that stops reading reports stalls only itself.
+ * that stops reading reports stalls only itself. otto_portion_geometry sizes the report ring
+ * at the next power of two >= 2 * tx_slots + 2 * max_vcs, and the controller holds at most
+ * 2 * tx_slots transmit descriptors taken off the ring (plus one receive per VC), so a host
+ * that keeps reading never sees its rings wait for report slots. Ring indices that no ring
+ * can have (prod - cons > slots, or a report cons ahead of prod) are ignored until they make
+ * sense again: the portion stalls, nothing else does.
+ *
+ * What reports say: a TX report (status OK) is written when the PDU's last cell has left the
+ * controller; from then on its buffers are the host's again; length = payload bytes sent, 0
+ * for any other status. An RX report with status OK has length = payload bytes delivered;
+ * with CRC_ERROR or LENGTH_ERROR, length = bytes that reached the buffers (not to be used).
+ * A receive may write the PDU's pad and trailer into the posted fragments past `length`
+ * (never past the descriptor's fragments, never outside the buffer area).
  *
  * Doorbell (host -> controller): after publishing any prod, the host increments doorbell
  * (release). While the controller is awake it polls doorbells, so ringing is a plain store.
