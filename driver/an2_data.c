@@ -75,7 +75,8 @@ int an2_post_recv(an2_ep *ep, uint16_t vc, const struct an2_frag *frags, unsigne
     uint32_t cons = atomic_load_explicit(A32(&ix->cons), memory_order_acquire);
     if (prod - cons >= ep->geo.rx_slots)
         return -EAGAIN;
-    struct otto_rx_desc *d = &ep->rx[(size_t)vc * ep->geo.rx_slots + (prod & (ep->geo.rx_slots - 1))];
+    size_t slot = (size_t)vc * ep->geo.rx_slots + (prod & (ep->geo.rx_slots - 1));
+    struct otto_rx_desc *d = &ep->rx[slot];
     d->cookie = cookie;
     d->nfrags = (uint8_t)nfrags;
     memcpy(d->frag, frags, nfrags * sizeof *frags);
@@ -123,6 +124,8 @@ int an2_send(an2_ep *ep, uint16_t vc, const struct an2_frag *frags, unsigned nfr
 
 int an2_poll(an2_ep *ep, struct an2_report *out, int max)
 {
+    if (max <= 0 || !out)
+        return -EINVAL;
     uint32_t cons = ep->report_cons;
     /* acquire: the controller wrote the reports before publishing prod */
     uint32_t prod = atomic_load_explicit(A32(&ep->hdr->report.prod), memory_order_acquire);
@@ -131,7 +134,8 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max)
         return -EIO; /* the controller broke the ring's rule */
     int n = 0;
     for (; n < max && (uint32_t)n < avail; n++) {
-        const struct otto_report *r = &ep->reports[(cons + (uint32_t)n) & (ep->geo.report_slots - 1)];
+        uint32_t slot = (cons + (uint32_t)n) & (ep->geo.report_slots - 1);
+        const struct otto_report *r = &ep->reports[slot];
         out[n] = (struct an2_report){.cookie = r->cookie, .length = r->length, .vc = r->vc,
                                      .kind = r->kind, .status = r->status, .uu = r->uu};
     }

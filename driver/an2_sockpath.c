@@ -1,4 +1,5 @@
-/* an2_sockpath.c — where an2d listens: $AN2_SOCKET, else ${PVM_TMP:-/tmp}/an2d.<uid>[.<vmid>].sock,
+/* an2_sockpath.c — where an2d listens: $AN2_SOCKET, else
+ * ${PVM_TMP:-/tmp}/an2d.<uid>[.<vmid>].sock,
  * so that isolated PVM setups (own PVM_TMP / PVM_VMID) get isolated an2ds. */
 #include "an2.h"
 

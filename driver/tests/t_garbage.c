@@ -137,7 +137,8 @@ int main(void)
         FAIL("sendmsg with fds: %s", strerror(errno));
     static char stats[AN2_CTL_STATS_MAX];
     struct pollfd pf = {.fd = fd, .events = POLLIN};
-    if (poll(&pf, 1, 5000) != 1 || recv(fd, stats, sizeof stats, 0) < (ssize_t)sizeof(struct an2_stat_hdr))
+    if (poll(&pf, 1, 5000) != 1 ||
+        recv(fd, stats, sizeof stats, 0) < (ssize_t)sizeof(struct an2_stat_hdr))
         FAIL("no stats answer to a request carrying descriptors");
     close(fd);
 

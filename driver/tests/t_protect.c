@@ -11,6 +11,8 @@
 
 #define A32(p) ((_Atomic uint32_t *)(p))
 
+/* The library's doorbell, repeated here (otto_hw.h): release publishes the descriptor, the
+ * seq_cst fence orders our doorbell against our read of controller_asleep (relaxed after it). */
 static void doorbell(an2_ep *ep)
 {
     atomic_fetch_add_explicit(A32(&ep->hdr->doorbell), 1, memory_order_release);
@@ -27,6 +29,7 @@ static void raw_tx(an2_ep *ep, const struct otto_tx_desc *d)
     uint32_t prod = ep->tx_prod;
     ep->tx[prod & (ep->geo.tx_slots - 1)] = *d;
     ep->tx_prod = prod + 1;
+    /* release: the descriptor is written before the controller can see prod cover it */
     atomic_store_explicit(A32(&ep->hdr->tx.prod), prod + 1, memory_order_release);
     doorbell(ep);
 }
@@ -36,6 +39,7 @@ static void raw_rx(an2_ep *ep, uint16_t vc, const struct otto_rx_desc *d)
     uint32_t prod = ep->rx_prod[vc];
     ep->rx[(size_t)vc * ep->geo.rx_slots + (prod & (ep->geo.rx_slots - 1))] = *d;
     ep->rx_prod[vc] = prod + 1;
+    /* release: as for the transmit ring */
     atomic_store_explicit(A32(&ep->rx_index[vc].prod), prod + 1, memory_order_release);
     doorbell(ep);
 }

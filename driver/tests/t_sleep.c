@@ -36,6 +36,7 @@ int main(void)
             int n = an2_wait(ep, &r, 1, 5000);
             if (n != 1 || r.kind != AN2_REPORT_RX || r.status != AN2_STATUS_OK || r.length != 1000)
                 FAIL("round %d: no good PDU after sleeping (n %d)", round, n);
+            /* relaxed: the report we just read came after the increment (futex wake) */
             uint32_t after = atomic_load_explicit(irq, memory_order_relaxed);
             if (after == before)
                 FAIL("round %d: woken without an interrupt (irq_count %u)", round, after);
@@ -44,6 +45,7 @@ int main(void)
         an2_pair_await(&p);
         /* wait until an2d has fallen asleep (it idles a few ms first) */
         double t0 = now_ms();
+        /* relaxed: we only watch the flag change; nothing else is read through it */
         while (!atomic_load_explicit(asleep, memory_order_relaxed)) {
             if (now_ms() - t0 > 5000)
                 FAIL("an2d never fell asleep");
