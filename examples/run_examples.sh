@@ -28,7 +28,7 @@ run_set() {
 			rc=0
 			env "$@" timeout 60 "$ep/$prog" > "$PVM_WORK/out" 2> "$PVM_WORK/err" || rc=$?
 			[ "$rc" -eq 124 ] && { cat "$PVM_WORK/out" "$PVM_WORK/err" >&2; pvm_env_fail "$name: $prog hung"; }
-			{ echo "exit $rc"; sort "$PVM_WORK/out" | normalize; } > "$results/$name/${prog%.pvm}"
+			{ echo "exit $rc"; normalize < "$PVM_WORK/out" | sort; } > "$results/$name/${prog%.pvm}"
 			# (LeakSanitizer's table of used suppressions depends on the library: dropped)
 			grep -Ev '^$|^-+$|^Suppressions used:|^ +count +bytes|^ +[0-9]+ +[0-9]+ ' \
 				"$PVM_WORK/err" | normalize > "$results/$name/${prog%.pvm}.err" || true

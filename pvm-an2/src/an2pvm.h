@@ -69,6 +69,7 @@ struct msg *rxq_take_system(int src_pvmd, int tag, int ctx, int wid);
 /* Waits for more input: tmo NULL = forever, {0,0} = poll. Returns messages delivered or < 0. */
 int lpvm_pump(const struct timeval *tmo);
 void rxq_clear(void);
+void rxq_forget(struct msg *m);            /* unlinks a queued message being freed */
 int lpvm_default_match(int mid, int tid, int tag);
 
 /* messaging.c */

@@ -26,6 +26,9 @@ static void refuse_direct_route(struct msg *req)
 		msg_free(r);
 		return;
 	}
+	if (lpvm.debug_mask)
+		lpvm_log("refused a direct route to t%x: only the daemon route exists here",
+		         (unsigned)req->src);
 	r->dst = req->src;
 	r->tag = TC_CONACK;
 	r->ctx = SYSCTX_TC;

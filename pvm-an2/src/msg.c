@@ -56,6 +56,8 @@ void msg_free(struct msg *m)
 		if (m->mid < next_free_hint)
 			next_free_hint = m->mid;
 	}
+	if (m->queued)
+		rxq_forget(m);   /* e.g. a message pvm_probe() showed, freed by the caller */
 	if (lpvm.sbuf == m)
 		lpvm.sbuf = NULL;
 	if (lpvm.rbuf == m)

@@ -22,6 +22,7 @@ struct msg {
 	size_t rpos;             /* ... and offset in it */
 	size_t rabs;             /* bytes consumed so far (for XDR alignment) */
 	struct msg *next;        /* receive-queue link */
+	int queued;              /* on the receive queue */
 };
 
 /* Creates a message with encoding code enc and registers it in the id table. */

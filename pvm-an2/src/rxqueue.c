@@ -12,6 +12,7 @@ void rxq_deliver(struct msg *m)
 	if (control_handle(m))
 		return;
 	m->next = NULL;
+	m->queued = 1;
 	if (tail)
 		tail->next = m;
 	else
@@ -28,6 +29,17 @@ static void unlink_msg(struct msg *prev, struct msg *m)
 	if (tail == m)
 		tail = prev;
 	m->next = NULL;
+	m->queued = 0;
+}
+
+void rxq_forget(struct msg *m)
+{
+	struct msg *prev = NULL;
+	for (struct msg *q = head; q; prev = q, q = q->next)
+		if (q == m) {
+			unlink_msg(prev, m);
+			return;
+		}
 }
 
 int lpvm_default_match(int mid, int tid, int tag)
@@ -80,6 +92,7 @@ void rxq_clear(void)
 	while (head) {
 		struct msg *m = head;
 		head = m->next;
+		m->queued = 0;
 		msg_free(m);
 	}
 	tail = NULL;

@@ -21,3 +21,10 @@ for enc in 0 1 2; do
 		echo "ok: master $master, echo $echo, encoding $enc"
 	done
 done
+# Debian's tasks asked ours for direct routes (PvmRouteDirect) and were refused cleanly:
+# the an2 master logs it on stderr, an an2 echo in the pvmd's log of task output
+grep -q 'refused a direct route' "$out"/an2:deb.*.err \
+	|| pvm_env_fail "the an2 master saw no direct-route request from Debian's echo"
+grep -q 'refused a direct route' "$PVM_TMP"/pvml.* \
+	|| pvm_env_fail "no an2 echo saw a direct-route request from Debian's master"
+echo "ok: direct-route requests from Debian's library refused, traffic kept flowing"

@@ -161,6 +161,9 @@ static int echo(void)
 int main(int argc, char **argv)
 {
 	pvm_setopt(PvmRoute, PvmRouteDirect);   /* the other library must refuse or accept cleanly */
+#ifdef XTYPES_AN2
+	pvm_setopt(PvmDebugMask, 1);            /* libpvm3-an2 then logs each refused direct route */
+#endif
 	if (pvm_parent() > 0)
 		return echo();
 	if (argc < 3) {
