@@ -72,7 +72,9 @@ int otto_vc_counters(const struct otto *otto, uint32_t portion_id, uint16_t loca
 /* Does a bounded amount of work (doorbells, transmit, switch, receive, reports) at time
  * now_ns (CLOCK_MONOTONIC). Returns true if it made any progress. */
 bool otto_poll(struct otto *otto, uint64_t now_ns);
-/* The earliest time at which pacing lets queued work progress; UINT64_MAX if none waits. */
+/* The earliest time at which pacing lets queued work progress; UINT64_MAX if none waits.
+ * While a host's full report ring holds work back it is at most 1 ms after the last poll:
+ * a host frees report slots without ringing (see otto_hw.h). */
 uint64_t otto_next_deadline(const struct otto *otto);
 /* Publishes controller_asleep to every attached portion (see otto_hw.h), with the fence. */
 void otto_set_asleep(struct otto *otto, bool asleep);

@@ -62,6 +62,11 @@
  * fence and reads controller_asleep: if it is 1 the host kicks the controller through the
  * kick file descriptor the driver handed it (a system call only when the controller sleeps).
  *
+ * Report slots freed (host -> controller): a controller held back by a full report ring
+ * notices freed slots at its next poll; if it sleeps, within 1 ms (otto_next_deadline). A
+ * host that finds its report ring more than half full should ring the doorbell (with the
+ * kick check above) after advancing report.cons, so the controller resumes at once.
+ *
  * Interrupt (controller -> host): a host about to sleep sets host_wants_irq = 1, issues a
  * seq_cst fence, checks the report ring once more, then futex-waits on irq_count. After
  * publishing a report the controller issues a seq_cst fence and reads host_wants_irq: if it is

@@ -17,6 +17,7 @@
 #define OTTO_MAX_PORTIONS 1024u
 #define OTTO_POLL_CELL_BUDGET 16384u  /* cells one otto_poll may transmit: bounded work */
 #define OTTO_SCRATCH_CELLS 64u        /* cells built at once when they must be real */
+#define OTTO_REPORT_STALL_POLL_NS 1000000u /* recheck a full report ring this often */
 
 /* A validated transmit descriptor waiting on its VC's queue; it holds a report slot. */
 struct otto_tx_item {
@@ -95,6 +96,8 @@ struct otto {
     uint32_t ntx_active, tx_active_cap, rr;
     struct link_pacer egress;          /* controller -> switch direction of the link */
     bool waiting_on_clock;
+    bool report_stalled;               /* a portion's full report ring held work back */
+    uint64_t last_poll_ns;
     struct fault_inject faults;
     uint64_t unknown_vc_cells;
     uint8_t scratch[OTTO_SCRATCH_CELLS * AAL5_CELL_BYTES];

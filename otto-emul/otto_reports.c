@@ -13,8 +13,10 @@ static uint32_t reports_unconsumed(const struct otto_portion *p)
 bool otto_report_reserve(struct otto_portion *p)
 {
     uint32_t used = reports_unconsumed(p);
-    if (used > p->geo.report_slots || used + p->reserved + 1 > p->reserve_limit)
+    if (used > p->geo.report_slots || used + p->reserved + 1 > p->reserve_limit) {
+        p->otto->report_stalled = true; /* the host may free slots without a doorbell */
         return false;
+    }
     p->reserved++;
     return true;
 }

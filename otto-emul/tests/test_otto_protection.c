@@ -149,6 +149,12 @@ static void garbage_indices(void)
     CHECK(r.a.hdr->report.prod - r.a.hdr->report.cons >= slots - r.a.geo.max_vcs,
           "ring filled up to its VC-event reserve, not overwritten: %u",
           r.a.hdr->report.prod - r.a.hdr->report.cons);
+    /* Held back by the full ring, the controller must not sleep for good: the host frees
+     * slots without a doorbell. */
+    uint64_t t = 5000000;
+    otto_poll(r.o, t);
+    CHECK(otto_next_deadline(r.o) <= t + 1000000, "deadline while report-stalled: %llu",
+          (unsigned long long)otto_next_deadline(r.o));
     unsigned got = 0;
     for (unsigned round = 0; round < 1000 && got < sent; round++) {
         while (host_report(&r.a, &rep)) {
@@ -161,6 +167,8 @@ static void garbage_indices(void)
         run(&r);
     }
     CHECK(got == 4 * slots, "%u of %u reports (sent %u)", got, 4 * slots, sent);
+    otto_poll(r.o, t);
+    CHECK(otto_next_deadline(r.o) == UINT64_MAX, "idle again: no deadline");
     rig_down(&r);
 }
 

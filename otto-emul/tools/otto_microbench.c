@@ -95,8 +95,34 @@ static void bench_controller(uint32_t len, unsigned npdus, unsigned window)
     host_destroy(&b);
 }
 
+/* The cost of a poll that finds nothing to do: what the daemon pays while it spins. */
+static void bench_idle_poll(unsigned nportions)
+{
+    struct an2_switch_config sc = { .nports = 1, .vc_credit_cells = 64 };
+    struct an2_switch *sw = an2_switch_create(&sc);
+    struct otto_config oc = { 0 };
+    struct otto *o = otto_create(&oc, sw, 0);
+    struct host h[16];
+    for (unsigned i = 0; i < nportions; i++) {
+        host_create(&h[i], i + 1, 64, 64, 16, 1 << 20);
+        otto_attach(o, i + 1, h[i].base, h[i].size);
+    }
+    unsigned n = 2000000;
+    double t0 = now_s();
+    for (unsigned i = 0; i < n; i++)
+        otto_poll(o, i);
+    double dt = now_s() - t0;
+    printf("idle poll, %u portions: %.1f ns\n", nportions, dt / n * 1e9);
+    otto_destroy(o);
+    an2_switch_destroy(sw);
+    for (unsigned i = 0; i < nportions; i++)
+        host_destroy(&h[i]);
+}
+
 int main(void)
 {
+    bench_idle_poll(2);
+    bench_idle_poll(16);
     printf("crc engine in use: %s\n", aal5_crc32_engine());
     bench_crc(48);
     bench_crc(1500);
