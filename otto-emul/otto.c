@@ -121,8 +121,10 @@ int otto_attach(struct otto *o, uint32_t portion_id, void *base, size_t size)
         v->index = (uint16_t)i;
         v->q_head = v->q_tail = v->cur = OTTO_NIL;
     }
-    /* Counters start where the (freshly formatted) portion says; ours are private. */
-    p->tx_cons = __atomic_load_n(&p->hdr->tx.cons, __ATOMIC_RELAXED);   /* before any use */
+    /* Our counters start where the (freshly formatted) portion says and are private from
+     * now on. relaxed: these words are the controller's to write; a host that scribbled on
+     * them only misplaces its own rings, and the ring checks contain that. */
+    p->tx_cons = __atomic_load_n(&p->hdr->tx.cons, __ATOMIC_RELAXED);
     p->report_prod = __atomic_load_n(&p->hdr->report.prod, __ATOMIC_RELAXED);
     for (uint32_t i = 0; i < geo.max_vcs; i++)
         p->vcs[i].rx_cons = __atomic_load_n(&p->rx_index[i].cons, __ATOMIC_RELAXED);

@@ -99,7 +99,8 @@ struct otto {
     bool report_stalled;               /* a portion's full report ring held work back */
     uint64_t last_poll_ns;
     struct fault_inject faults;
-    uint64_t unknown_vc_cells;
+    uint64_t unknown_vc_cells;         /* arrived on a VPI/VCI bound to no VC: discarded */
+    uint64_t hec_errors;               /* header failed its HEC: discarded */
     uint8_t scratch[OTTO_SCRATCH_CELLS * AAL5_CELL_BYTES];
 };
 

@@ -45,8 +45,10 @@ void otto_report_publish(struct otto_portion *p, const struct otto_report *r)
 bool otto_report_publish_event(struct otto_portion *p, const struct otto_report *r)
 {
     uint32_t used = reports_unconsumed(p);
-    if (used > p->geo.report_slots || used + p->reserved + 1 > p->geo.report_slots)
+    if (used > p->geo.report_slots || used + p->reserved + 1 > p->geo.report_slots) {
+        p->otto->report_stalled = true;
         return false;
+    }
     publish(p, r);
     return true;
 }
@@ -59,6 +61,7 @@ void otto_irq_check(struct otto *o, struct otto_portion *p)
     /* seq_cst: the Dekker pair with the host (it stores host_wants_irq, fences, rereads the
      * report ring; we published prod, fence, read host_wants_irq): one of us sees the other */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* relaxed: ordered after our prod store by the fence above */
     if (__atomic_load_n(&p->hdr->host_wants_irq, __ATOMIC_RELAXED) && o->cfg.interrupt)
         o->cfg.interrupt(o->cfg.interrupt_ctx, p->id);
 }

@@ -91,7 +91,7 @@ static uint32_t feed(struct otto *o, struct otto_vc *v, const struct cell_run *r
         const uint8_t *cell = run->cells + (size_t)i++ * AAL5_CELL_BYTES;
         struct aal5_cell_header h;
         if (aal5_cell_header_decode(cell, &h) != 0) {
-            o->unknown_vc_cells++; /* HEC failure: the cell is discarded, as hardware does */
+            o->hec_errors++; /* the cell is discarded, as hardware does */
             continue;
         }
         aal5_reasm_bytes(&v->reasm, cell + AAL5_HEADER_BYTES, AAL5_CELL_PAYLOAD);
