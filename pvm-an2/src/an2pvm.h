@@ -46,6 +46,7 @@ struct lib_state {
 	struct transport *routes[MAX_TRANSPORTS];
 	int nroutes;
 	int next_wid;
+	int sends_since_pump;    /* sends since the input was last looked at */
 	int (*recv_match)(int mid, int tid, int tag);
 };
 

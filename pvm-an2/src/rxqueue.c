@@ -122,6 +122,7 @@ int lpvm_pump(const struct timeval *tmo)
 {
 	if (!lpvm.nroutes)
 		return PvmSysErr;
+	lpvm.sends_since_pump = 0;
 	long long deadline = -1;
 	if (tmo) {
 		long long ms = (long long)tmo->tv_sec * 1000 + (tmo->tv_usec + 999) / 1000;

@@ -12,7 +12,8 @@ pvm_env_pids() {
 	local p
 	for p in /proc/[0-9]*; do
 		[ "${p#/proc/}" = "$$" ] && continue
-		if tr '\0' '\n' 2>/dev/null < "$p/environ" | grep -qx "PVM_VMID=$PVM_VMID"; then
+		[ "${p#/proc/}" = "${BASHPID:-}" ] && continue
+		if tr '\0' '\n' 2>/dev/null < "$p/environ" | grep -x "PVM_VMID=$PVM_VMID" >/dev/null; then
 			echo "${p#/proc/}"
 		fi
 	done

@@ -19,5 +19,7 @@ echo "pkg-config: $flags"
 san=""
 case "${AN2_SANITIZE_FLAGS:-}" in "") ;; *) san=$AN2_SANITIZE_FLAGS ;; esac
 "$cc" $san "$PVM_WORK/app.c" -o "$PVM_WORK/app" $flags
-ldd "$PVM_WORK/app" | grep -q 'libpvm3-an2' || pvm_env_fail "not linked to libpvm3-an2"
-"$PVM_WORK/app" | grep -qx 'tid ok' || pvm_env_fail "app failed"
+linked=$(ldd "$PVM_WORK/app")   # (not piped into grep -q: pipefail would see SIGPIPE)
+grep -q 'libpvm3-an2' <<< "$linked" || pvm_env_fail "not linked to libpvm3-an2: $linked"
+said=$("$PVM_WORK/app") || pvm_env_fail "app failed: $said"
+[ "$said" = "tid ok" ] || pvm_env_fail "app said: $said"
