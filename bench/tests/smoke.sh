@@ -55,7 +55,7 @@ expected_labels() {
   while IFS='|' read -r name program need _; do
     name=$(echo $name); program=$(echo $program); need=$(echo $need)
     case "$name" in ''|'#'*) continue ;; esac
-    [ -x "$build/bin/$program" ] || continue
+    [ -x "$build/bin/$program" ] && [[ "$need" != off:* ]] || continue
     [[ "$need" == an2d:* ]] && [ ! -x "$build/bin/an2d" ] && continue
     if [[ "$program" == pvmbench-* ]]; then
       printf '%s\n' "$name" "$name/inplace" "$name/psend" "$name/exchange" "$name/stream"
