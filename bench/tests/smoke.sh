@@ -93,6 +93,7 @@ good      | pvmbench-stock | - | --route direct                   | works
 broken    | pvmbench-stock | - | --sizes 0                        | refuses its options
 hanging   | pvmbench-stock | - | --route direct --trial-ms 600000 --sizes 1 | outlives its timeout
 missing   | no-such-bench  | - |                                  | not built
+planned   | pvmbench-stock | off:comes later |                 | listed, not run
 LIST
   out="$work/out"
   "$compare" --tiny --build "$build" --out "$out" --transports "$work/transports.txt" --timeout 2 \
@@ -107,6 +108,8 @@ LIST
   grep -A3 "## Skipped" "$out/summary.md" | grep -q "missing: no-such-bench is not built" ||
     fail "summary does not list missing as skipped"
   grep -q "timed out" "$out/logs/hanging.log" || fail "the hanging run's log does not say it timed out"
+  grep -A4 "## Skipped" "$out/summary.md" | grep -q "planned: comes later" || fail "planned transport not listed as skipped"
+  grep -q "^planned," "$out/results.csv" && fail "a transport marked off was measured"
   ;;
 interrupt)   # SIGINT in the middle of a run stops everything compare started (pvmd, slaves,
              # and an2-rawbench with the an2d it starts, when built)
