@@ -9,11 +9,8 @@ CLMUL_TARGET static inline __m128i load_block(const uint8_t *p)
     return bswap128(_mm_loadu_si128((const __m128i *)p));
 }
 
-CLMUL_TARGET uint32_t aal5_crc32_update_clmul(uint32_t reg, const void *data, size_t len)
+CLMUL_TARGET static uint32_t crc_clmul(uint32_t reg, const uint8_t *p, size_t len)
 {
-    const uint8_t *p = data;
-    if (len < 64)
-        return aal5_crc32_update_table(reg, p, len);
 
     __m128i x0 = load_block(p), x1 = load_block(p + 16);
     __m128i x2 = load_block(p + 32), x3 = load_block(p + 48);
@@ -39,9 +36,23 @@ CLMUL_TARGET uint32_t aal5_crc32_update_clmul(uint32_t reg, const void *data, si
 
 bool aal5_crc32_clmul_available(void)
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1") &&
-           __builtin_cpu_supports("ssse3");
+    /* relaxed: every thread computes the same answer; a race only repeats the question */
+    static int cached = -1;
+    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1") &&
+             __builtin_cpu_supports("ssse3");
+        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
+    }
+    return ok;
+}
+
+uint32_t aal5_crc32_update_clmul(uint32_t reg, const void *data, size_t len)
+{
+    if (len < 64 || !aal5_crc32_clmul_available())
+        return aal5_crc32_update_table(reg, data, len);
+    return crc_clmul(reg, data, len);
 }
 
 #else

@@ -82,22 +82,35 @@ VPCLMUL_TARGET static uint32_t crc_vpclmul(uint32_t reg, uint8_t *dst, const uin
     return fold_finish(x, p, len);
 }
 
+bool aal5_crc32_vpclmul_available(void)
+{
+    /* relaxed: every thread computes the same answer; a race only repeats the question */
+    static int cached = -1;
+    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = aal5_crc32_clmul_available() && __builtin_cpu_supports("avx512f") &&
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("vpclmulqdq");
+        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
+    }
+    return ok;
+}
+
 uint32_t aal5_crc32_update_vpclmul(uint32_t reg, const void *data, size_t len)
 {
+    if (!aal5_crc32_vpclmul_available())
+        return aal5_crc32_update_clmul(reg, data, len);
     return crc_vpclmul(reg, NULL, data, len);
 }
 
 uint32_t aal5_crc32_copy_vpclmul(uint32_t reg, void *dst, const void *src, size_t len)
 {
+    if (!aal5_crc32_vpclmul_available()) {
+        memcpy(dst, src, len);
+        return aal5_crc32_update_clmul(reg, src, len);
+    }
     return crc_vpclmul(reg, dst, src, len);
-}
-
-bool aal5_crc32_vpclmul_available(void)
-{
-    __builtin_cpu_init();
-    return aal5_crc32_clmul_available() && __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("vpclmulqdq");
 }
 
 #else
