@@ -117,6 +117,17 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max);
  * spins, then yields, then sleeps until the controller's interrupt. 0 on timeout. */
 int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms);
 
+/* Sleeping together with other descriptors (e.g. a PVM task's pvmd socket):
+ *   if (an2_sleep_prepare(ep) == 0)          asks for the interrupt, looks once more
+ *       poll({an2_irq_fd(ep), POLLIN} + others, ...);
+ *   an2_sleep_finish(ep);                    stops asking, drains an2_irq_fd
+ * an2_sleep_prepare returns how many reports wait (then do not sleep). A wake-up may be
+ * spurious (an interrupt meant for an earlier sleep): poll the reports, and if there are
+ * none, prepare and sleep again. */
+int  an2_sleep_prepare(an2_ep *ep);
+void an2_sleep_finish(an2_ep *ep);
+int  an2_irq_fd(const an2_ep *ep);           /* readable after an interrupt */
+
 /* "itf.vpi.vci" <-> numbers, with linux-atm's text2atm/atm2text. */
 int an2_addr_format(char *buf, size_t len, uint16_t itf, uint16_t vpi, uint16_t vci);
 int an2_addr_parse(const char *text, uint16_t *itf, uint16_t *vpi, uint16_t *vci);

@@ -10,8 +10,9 @@
 #define AN2_CTL_VERSION 1u
 
 /* Every request is exactly one struct an2_ctl_req; anything else (other size, bad magic,
- * unknown op) is a protocol violation and an2d drops that client. An OPEN reply carries two
- * file descriptors (SCM_RIGHTS): the portion memfd, then the controller's kick eventfd. */
+ * unknown op) is a protocol violation and an2d drops that client. An OPEN reply carries three
+ * file descriptors (SCM_RIGHTS): the portion memfd, the task's kick eventfd (task -> an2d)
+ * and its interrupt eventfd (an2d -> task). */
 enum an2_ctl_op {
     AN2_CTL_OPEN = 1,      /* -> R_OPEN + fds */
     AN2_CTL_VC_OPEN = 2,   /* -> R_VC, when both ends have asked (or on error) */

@@ -148,6 +148,26 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max)
     return n;
 }
 
+int an2_sleep_prepare(an2_ep *ep)
+{
+    /* relaxed + seq_cst fence: our request must be visible before we look at the ring once
+     * more (the controller fences between publishing a report and reading the request) */
+    atomic_store_explicit(A32(&ep->hdr->host_wants_irq), 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    /* acquire: pairs with the controller's release of prod */
+    uint32_t prod = atomic_load_explicit(A32(&ep->hdr->report.prod), memory_order_acquire);
+    return (int)(prod - ep->report_cons);
+}
+
+void an2_sleep_finish(an2_ep *ep)
+{
+    /* relaxed: only a hint to the controller; a stale 1 costs one spurious interrupt */
+    atomic_store_explicit(A32(&ep->hdr->host_wants_irq), 0, memory_order_relaxed);
+    uint64_t count;
+    ssize_t n = read(ep->irq_fd, &count, sizeof count); /* EAGAIN: no interrupt came */
+    (void)n;
+}
+
 /* A tuning knob from the environment, read once; cache starts at -1. */
 static uint64_t env_ns(_Atomic long *cache, const char *name, long dflt_us)
 {
@@ -207,8 +227,7 @@ int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms)
             syscall(SYS_futex, &ep->hdr->irq_count, FUTEX_WAIT, seen, tsp, NULL, 0);
             n = an2_poll(ep, out, max);
         }
-        /* relaxed: only a hint to the controller; a stale 1 costs one spurious interrupt */
-        atomic_store_explicit(A32(&ep->hdr->host_wants_irq), 0, memory_order_relaxed);
+        an2_sleep_finish(ep); /* also drains an2_irq_fd, so that a poll() later is not fooled */
         if (n != 0)
             return n;
         start = an2_now_ns(); /* woken without a report: spin a little again */

@@ -15,7 +15,7 @@ struct an2_done {
 };
 
 struct an2_ep {
-    int ctl_fd, kick_fd;
+    int ctl_fd, kick_fd, irq_fd;
     uint32_t id;
     void *base;
     size_t size;

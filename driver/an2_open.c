@@ -106,15 +106,15 @@ static int connect_or_start(const char *path, bool autostart)
     return fd;
 }
 
-/* Reads the OPEN reply and its two descriptors. */
-static int recv_open_reply(int fd, struct an2_ctl_reply *r, int fds[2])
+/* Reads the OPEN reply and its three descriptors. */
+static int recv_open_reply(int fd, struct an2_ctl_reply *r, int fds[3])
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
     int pr = poll(&p, 1, 10000);
     if (pr <= 0)
         return pr == 0 ? -ETIMEDOUT : -errno;
     union {
-        char buf[CMSG_SPACE(2 * sizeof(int))];
+        char buf[CMSG_SPACE(3 * sizeof(int))];
         struct cmsghdr align;
     } ctl;
     struct iovec iov = {.iov_base = r, .iov_len = sizeof *r};
@@ -131,7 +131,7 @@ static int recv_open_reply(int fd, struct an2_ctl_reply *r, int fds[2])
         for (int i = 0; i < k; i++) {
             int f;
             memcpy(&f, CMSG_DATA(cm) + (size_t)i * sizeof(int), sizeof f);
-            if (got < 2)
+            if (got < 3)
                 fds[got++] = f;
             else
                 close(f);
@@ -145,7 +145,7 @@ static int recv_open_reply(int fd, struct an2_ctl_reply *r, int fds[2])
         return n == 0 ? -ECONNRESET : -EPROTO;
     }
     r->detail[sizeof r->detail - 1] = 0;
-    if (r->status != 0 || got != 2) {
+    if (r->status != 0 || got != 3) {
         for (int i = 0; i < got; i++)
             close(fds[i]);
         an2_set_detail(r->detail[0] ? r->detail : "an2d sent no portion");
@@ -210,18 +210,19 @@ int an2_open(const struct an2_open_params *params, an2_ep **out)
         return -ENOMEM;
     }
     ep->ctl_fd = fd;
-    ep->kick_fd = -1;
+    ep->kick_fd = ep->irq_fd = -1;
     struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
                             .op = AN2_CTL_OPEN, .buf_size = p->buf_size,
                             .max_vcs = p->max_vcs, .tx_slots = p->tx_slots,
                             .rx_slots = p->rx_slots};
     struct an2_ctl_reply r;
-    int fds[2] = {-1, -1};
+    int fds[3] = {-1, -1, -1};
     int rc = an2_ctl_send(ep, &q);
     if (rc == 0)
         rc = recv_open_reply(fd, &r, fds);
     if (rc == 0) {
         ep->kick_fd = fds[1];
+        ep->irq_fd = fds[2];
         ep->id = r.endpoint_id;
         struct stat st;
         if (fstat(fds[0], &st) != 0 || (uint64_t)st.st_size != r.portion_size) {
@@ -257,6 +258,8 @@ void an2_close(an2_ep *ep)
         munmap(ep->base, ep->size);
     if (ep->kick_fd >= 0)
         close(ep->kick_fd);
+    if (ep->irq_fd >= 0)
+        close(ep->irq_fd);
     close(ep->ctl_fd);
     free(ep->rx_prod);
     free(ep->vcs);
@@ -271,3 +274,4 @@ uint32_t an2_max_vcs(const an2_ep *ep) { return ep->geo.max_vcs; }
 uint32_t an2_tx_slots(const an2_ep *ep) { return ep->geo.tx_slots; }
 uint32_t an2_rx_slots(const an2_ep *ep) { return ep->geo.rx_slots; }
 int an2_ctl_fd(const an2_ep *ep) { return ep->ctl_fd; }
+int an2_irq_fd(const an2_ep *ep) { return ep->irq_fd; }

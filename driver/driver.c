@@ -48,7 +48,7 @@ struct an2_driver *an2_driver_create(const struct an2_driver_limits *limits, int
         return NULL;
     }
     for (uint32_t i = 0; i < limits->max_clients; i++)
-        drv->clients[i].fd = drv->clients[i].kick_fd = -1;
+        drv->clients[i].fd = drv->clients[i].kick_fd = drv->clients[i].irq_fd = -1;
     return drv;
 }
 
@@ -105,7 +105,7 @@ bool drv_send(struct drv_client *c, const void *msg, size_t len, const int *fds,
     struct iovec iov = {.iov_base = (void *)msg, .iov_len = len};
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
     union {
-        char buf[CMSG_SPACE(2 * sizeof(int))];
+        char buf[CMSG_SPACE(3 * sizeof(int))];
         struct cmsghdr align;
     } ctl;
     if (nfds > 0) {
@@ -135,6 +135,11 @@ void an2_driver_interrupt(void *ctx, uint32_t portion_id)
     /* release: the reports published before the interrupt are visible to a task that
      * acquires the new irq_count (the futex wake itself also orders, this documents it) */
     atomic_fetch_add_explicit((_Atomic uint32_t *)&hdr->irq_count, 1, memory_order_release);
+    /* for a task sleeping in poll() with other descriptors (an2_irq_fd); before the futex
+     * wake, so that a futex sleeper that drains the descriptor after waking finds it set */
+    uint64_t one = 1;
+    ssize_t n = write(drv->clients[portion_id].irq_fd, &one, sizeof one);
+    (void)n; /* EAGAIN: the counter is saturated, the task is woken anyway */
     syscall(SYS_futex, &hdr->irq_count, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
@@ -181,7 +186,7 @@ void an2_driver_accept(struct an2_driver *drv, int listen_fd)
         struct drv_client *c = &drv->clients[slot];
         memset(c, 0, sizeof *c);
         c->fd = fd;
-        c->kick_fd = -1;
+        c->kick_fd = c->irq_fd = -1;
         c->pid = cred.pid;
     }
 }
@@ -203,10 +208,12 @@ void drv_drop_client(struct an2_driver *drv, uint32_t slot, const char *why)
         epoll_ctl(drv->epoll_fd, EPOLL_CTL_DEL, c->kick_fd, NULL);
         close(c->kick_fd);
     }
+    if (c->irq_fd >= 0)
+        close(c->irq_fd);
     epoll_ctl(drv->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     memset(c, 0, sizeof *c);
-    c->fd = c->kick_fd = -1;
+    c->fd = c->kick_fd = c->irq_fd = -1;
 }
 
 static void refuse_open(struct drv_client *c, int err, const char *fmt, ...)
@@ -276,6 +283,11 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
         return;
     }
     c->kick_fd = kick_fd; /* given back by drv_drop_client, whatever happens next */
+    c->irq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (c->irq_fd < 0) {
+        refuse_open(c, errno, "interrupt eventfd: %s", strerror(errno));
+        return;
+    }
     int memfd = memfd_create("an2-portion", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (memfd < 0) {
         refuse_open(c, errno, "memfd_create: %s", strerror(errno));
@@ -320,8 +332,8 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
     drv_reply_init(&r, AN2_CTL_R_OPEN, 0);
     r.endpoint_id = c->endpoint_id;
     r.portion_size = geo.portion_size;
-    int fds[2] = {memfd, c->kick_fd};
-    drv_send(c, &r, sizeof r, fds, 2);
+    int fds[3] = {memfd, c->kick_fd, c->irq_fd};
+    drv_send(c, &r, sizeof r, fds, 3);
     close(memfd); /* an2d keeps only its mapping */
     an2d_log("endpoint %u opened by pid %d: %u VCs, buffer area %llu bytes", c->endpoint_id,
              (int)c->pid, c->max_vcs, (unsigned long long)c->buf_size);

@@ -29,6 +29,7 @@ struct drv_vc {
 struct drv_client {
     int      fd;           /* -1: slot free */
     int      kick_fd;      /* the task's doorbell kick (eventfd); -1 until OPEN */
+    int      irq_fd;       /* the interrupt as a descriptor (eventfd); -1 until OPEN */
     bool     doomed;       /* a reply could not be sent: dropped after the current event */
     char     why[64];      /* why it is doomed, for the log */
     pid_t    pid;
