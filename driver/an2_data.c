@@ -144,6 +144,10 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max)
         /* release: we have copied the slots out before handing them back */
         atomic_store_explicit(A32(&ep->hdr->report.cons), ep->report_cons,
                               memory_order_release);
+        /* A ring found more than half full may have held the controller back: ring, so that
+         * it resumes at once (otto_hw.h); a plain store while it is awake. */
+        if (avail > ep->geo.report_slots / 2)
+            ring_doorbell(ep);
     }
     return n;
 }
