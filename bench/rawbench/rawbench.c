@@ -15,9 +15,11 @@
 #include "rawbench.h"
 
 #define OC3_CELLS_PER_SECOND (149760000.0 / 424.0)
-#define NBUF 48            /* receive buffers posted per side */
+/* Deep rings, so that a side descheduled for a few ms (2 cores shared with an2d and others)
+ * leaves the link work queued: 1000 receive buffers of 64 KiB, 4096 transmit slots. */
+#define NBUF 1000u         /* receive buffers posted per side */
 #define BUF 65536u         /* each receive buffer */
-#define TX_OFF (4u << 20)  /* the send buffer, above the receive buffers */
+#define TX_OFF (NBUF * BUF) /* the send buffer, above the receive buffers */
 
 struct side {
     an2_ep *ep;
@@ -222,7 +224,8 @@ static int measure_rate(const struct config *cfg, struct result *res)
     struct side s = {.to = pid ? down[1] : up[1], .from = pid ? up[0] : down[0]};
     close(pid ? down[0] : up[0]);
     close(pid ? up[1] : down[1]);
-    struct an2_open_params params = {.buf_size = 8u << 20, .rx_slots = 64, .tx_slots = 256};
+    struct an2_open_params params = {.buf_size = TX_OFF + BUF, .max_vcs = 1,
+                                     .rx_slots = 1024, .tx_slots = 4096};
     int rc = an2_open(&params, &s.ep);
     if (rc != 0)
         die("an2_open", rc);
