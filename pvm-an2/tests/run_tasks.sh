@@ -13,4 +13,13 @@ if ! diff "$PVM_WORK/deb.out" "$PVM_WORK/an2.out" >&2; then
 fi
 grep -q '^exit notification names the child: 1$' "$PVM_WORK/an2.out" || pvm_env_fail "no PvmTaskExit"
 grep -q '^spawn missing: 0 codes -7 -7$' "$PVM_WORK/an2.out" || pvm_env_fail "missing program code"
+grep -q '^per-sender order kept: 1 all arrived: 1$' "$PVM_WORK/an2.out" || pvm_env_fail "order"
 cat "$PVM_WORK/an2.out"
+# pvm_halt from our library stops the pvmd; the pvmd's SIGTERM to every task reaches the
+# caller too, as with Debian's library (exit status 143)
+rc=0
+"$bindir/tasks_check-an2" halt > "$PVM_WORK/halt.out" || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 143 ] || pvm_env_fail "pvm_halt: status $rc"
+for i in $(seq 50); do kill -0 "$PVMD_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$PVMD_PID" 2>/dev/null && pvm_env_fail "the pvmd still runs after pvm_halt"
+echo "ok: pvm_halt stopped the pvmd"

@@ -14,18 +14,53 @@
 #define TAG_PING 20
 #define TAG_PONG 21
 
+#define TAG_BURST 22
+#define TAG_SEQ 23
+#define BURST 300
+
 static int child(void)
 {
 	int parent = pvm_parent();
 	for (;;) {
-		if (pvm_recv(parent, TAG_PING) < 0)
+		int mid = pvm_recv(parent, -1);
+		if (mid < 0)
 			break;
-		int me = pvm_mytid();
+		int tag, me = pvm_mytid();
+		pvm_bufinfo(mid, NULL, &tag, NULL);
+		if (tag == TAG_BURST) {   /* numbered messages, alternating encodings and sizes */
+			for (int i = 0; i < BURST; i++) {
+				pvm_initsend(i % 3 == 0 ? PvmDataDefault : PvmDataRaw);
+				pvm_pkint(&i, 1, 1);
+				static int pad[20000];
+				pvm_pkint(pad, (i * 37) % 20000, 1);
+				pvm_send(parent, TAG_SEQ);
+			}
+			continue;
+		}
 		pvm_initsend(PvmDataDefault);
 		pvm_pkint(&me, 1, 1);
 		pvm_send(parent, TAG_PONG);
 	}
 	pvm_exit();
+	return 0;
+}
+
+static int only_tag_55(int mid, int tid, int tag)
+{
+	int t;
+	(void)tid;
+	(void)tag;
+	if (pvm_bufinfo(mid, NULL, &t, NULL) < 0)
+		return -1;
+	return t == 55 ? 1 : 0;
+}
+
+/* pvm_halt from a task: the pvmd goes away, the call reports success. */
+static int halt(void)
+{
+	pvm_setopt(PvmAutoErr, 0);
+	printf("mytid positive: %d\n", pvm_mytid() > 0);
+	printf("halt: %d\n", pvm_halt());
 	return 0;
 }
 
@@ -39,6 +74,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "child"))
 		return child();
+	if (argc > 1 && !strcmp(argv[1], "halt"))
+		return halt();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	pvm_setopt(PvmAutoErr, 0);
 	int me = pvm_mytid();
@@ -94,13 +131,78 @@ int main(int argc, char **argv)
 	}
 	printf("pongs from all: %d\n", seen == 7);
 
+	struct timeval tmo = { 0, 300000 };
+	/* three senders at once: each one's messages arrive in its send order */
+	pvm_initsend(PvmDataDefault);
+	pvm_mcast(tids, 3, TAG_BURST);
+	int next[3] = { 0, 0, 0 }, in_order = 1;
+	for (int i = 0; i < 3 * BURST; i++) {
+		int src, seq, mid = pvm_recv(-1, TAG_SEQ);
+		pvm_bufinfo(mid, NULL, NULL, &src);
+		pvm_upkint(&seq, 1, 1);
+		for (int k = 0; k < 3; k++)
+			if (src == tids[k]) {
+				in_order &= seq == next[k];
+				next[k]++;
+			}
+	}
+	printf("per-sender order kept: %d all arrived: %d\n", in_order,
+	       next[0] == BURST && next[1] == BURST && next[2] == BURST);
+
+	/* a receive-matching function of our own */
+	pvm_initsend(PvmDataDefault);
+	pvm_send(me, 54);
+	pvm_send(me, 55);
+	int (*old_match)(int, int, int) = (int (*)(int, int, int))(void (*)(void))pvm_recvf(only_tag_55);
+	int m55 = pvm_recv(-1, -1), t55 = 0;
+	pvm_bufinfo(m55, NULL, &t55, NULL);
+	pvm_recvf(old_match);
+	int m54 = pvm_recv(-1, -1), t54 = 0;
+	pvm_bufinfo(m54, NULL, &t54, NULL);
+	printf("recvf picks tag %d, then default picks %d\n", t55, t54);
+
+	/* spawn placement */
+	int one, r1 = pvm_spawn((char *)base(argv[0]), args, PvmTaskHost, hostname, 1, &one);
+	printf("spawn on named host: %d ok %d\n", r1, one > 0);
+	if (r1 == 1)
+		pvm_kill(one);
+	int r2 = pvm_spawn((char *)base(argv[0]), args, PvmTaskArch, hosts[0].hi_arch, 1, &one);
+	printf("spawn on arch: %d ok %d\n", r2, one > 0);
+	if (r2 == 1)
+		pvm_kill(one);
+	int r3 = pvm_spawn((char *)base(argv[0]), args, PvmTaskHost, "no-such-host.invalid", 1, &one);
+	printf("spawn on unknown host: %d code %d\n", r3, one);
+	int r4 = pvm_spawn((char *)base(argv[0]), args, PvmTaskArch, "NO_ARCH", 1, &one);
+	printf("spawn on unknown arch: %d code %d\n", r4, one);
+	int r5 = pvm_spawn((char *)base(argv[0]), args, 0, "", 0, &one);
+	printf("spawn zero: %d\n", r5);
+	char *own[1] = { hostname };
+	int svh[1] = { 0 }, ah = pvm_addhosts(own, 1, svh);
+	printf("addhosts existing: %d status %d\n", ah, svh[0]);
+	int mytasks;
+	struct pvmtaskinfo *mine;
+	int tm = pvm_tasks(me, &mytasks, &mine);
+	printf("tasks of me: %d count %d is me %d\n", tm, mytasks, mytasks == 1 && mine[0].ti_tid == me);
+	int hd = pvm_notify(PvmHostDelete, 79, 1, &hosts[0].hi_tid);
+	printf("hostdelete notify: %d\n", hd);
+	printf("hostdelete cancel: %d\n", pvm_notify(PvmHostDelete | PvmNotifyCancel, 79, 1, &hosts[0].hi_tid));
+	int hdm = 0;
+	while (pvm_trecv(-1, 79, &tmo) > 0)
+		hdm++;
+	printf("messages after hostdelete cancel: %d\n", hdm);
+	pvm_initsend(PvmDataDefault);
+	pvm_pkint(&me, 1, 1);
+	pvm_setrbuf(pvm_getsbuf());
+	double dv;
+	printf("type mismatch (double from int): %d\n", pvm_upkdouble(&dv, 1, 1));
+
 	printf("notify exit: %d\n", pvm_notify(PvmTaskExit, TAG_EXIT, 3, tids));
 	printf("kill child: %d\n", pvm_kill(tids[0]));
 	int dead;
 	pvm_recv(-1, TAG_EXIT);
 	pvm_upkint(&dead, 1, 1);
 	printf("exit notification names the child: %d\n", dead == tids[0]);
-	struct timeval t0, t1, tmo = { 0, 300000 };
+	struct timeval t0, t1;
 	printf("pstat dead child: %d\n", pvm_pstat(tids[0]));
 	printf("cancel notify: %d\n", pvm_notify(PvmTaskExit | PvmNotifyCancel, TAG_EXIT, 1, &tids[1]));
 	int got = 0;
@@ -117,6 +219,11 @@ int main(int argc, char **argv)
 	pvm_upkint(&dead, 1, 1);
 	printf("notification for the last child: %d\n", dead == tids[2]);
 	printf("hostadd notify: %d\n", pvm_notify(PvmHostAdd, TAG_HOSTADD, -1, NULL));
+	printf("hostadd cancel: %d\n", pvm_notify(PvmHostAdd | PvmNotifyCancel, TAG_HOSTADD, 0, NULL));
+	got = 0;
+	while (pvm_trecv(-1, TAG_HOSTADD, &tmo) > 0)
+		got++;
+	printf("messages after hostadd cancel: %d\n", got);
 
 	/* timing and emptiness */
 	gettimeofday(&t0, NULL);
