@@ -25,6 +25,8 @@ static void usage(FILE *out, const char *program)
         "  --csv FILE              append rows transport,bytes,reps,one_way_us,MBps,\n"
         "                          one_way_us_min,one_way_us_max,MBps_min,MBps_max,runs\n"
         "  --slave NAME            program to spawn (default: this program's name)\n"
+        "  --cold                  ping-pong with cold caches: both tasks evict their buffers\n"
+        "                          before each exchange, outside the timed section (GAMMA)\n"
         "  --progress              one dot per size (on stdout with --csv, else on stderr)\n",
         program);
 }
@@ -65,6 +67,7 @@ int bench_parse_options(int argc, char **argv, struct bench_options *o)
         { "max-reps", required_argument, 0, 'R' }, { "label", required_argument, 0, 'l' },
         { "csv", required_argument, 0, 'c' },     { "slave", required_argument, 0, 'S' },
         { "progress", no_argument, 0, 'g' },      { "help", no_argument, 0, 'h' },
+        { "cold", no_argument, 0, 'C' },
         { 0, 0, 0, 0 },
     };
     const char *program = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -93,6 +96,7 @@ int bench_parse_options(int argc, char **argv, struct bench_options *o)
         case 'c': o->csv_path = optarg; break;
         case 'S': o->slave = optarg; break;
         case 'g': o->progress = 1; break;
+        case 'C': o->cold = 1; break;
         case 'h': usage(stdout, program); return 1;
         default:
             fprintf(stderr, "%s: unknown option or missing value: %s\n", program, argv[optind - 1]);
@@ -104,6 +108,10 @@ int bench_parse_options(int argc, char **argv, struct bench_options *o)
             usage(stderr, program);
             return -1;
         }
+    }
+    if (o->cold && o->pattern != BENCH_PINGPONG) {
+        fprintf(stderr, "%s: --cold applies to --pattern pingpong only\n", program);
+        return -1;
     }
     if (optind < argc) {
         fprintf(stderr, "%s: unexpected argument '%s'\n", program, argv[optind]);

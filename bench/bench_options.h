@@ -22,6 +22,7 @@ struct bench_options {
     const char *csv_path;  /* append CSV rows here; NULL: print a table on stdout */
     const char *slave;     /* program name pvmd spawns (found on its ep= path) */
     int progress;          /* one dot per size: on stdout with --csv, else stderr */
+    int cold;              /* ping-pong with buffers evicted from the caches (GAMMA) */
 };
 
 /* Parses argv; on bad input prints the reason and the usage to stderr and returns -1;

@@ -2,6 +2,7 @@
 #ifndef BENCH_PATTERNS_H
 #define BENCH_PATTERNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,7 @@ struct bench_trial {
     size_t len;
     long reps;
     char *send_buffer, *recv_buffer;   /* len bytes each; send_buffer holds the pattern */
+    bool cold;   /* ping-pong only: buffers evicted from the caches before each exchange */
 };
 
 /* Master side: returns the elapsed nanoseconds of the timed iterations, or -1 on error. */

@@ -40,7 +40,7 @@ curves() {
     grep -Fxq -- "$name" <(printf '%s\n' "$@") || continue
     local transport=${name%%/*} variant=${name#"${name%%/*}"}
     local colour; colour=$(grep -Fxn -- "$transport" <<<"$main" | cut -d: -f1)
-    local style; style=$(printf '%s\n' "" /inplace /psend /exchange /stream | grep -Fxn -- "$variant" | cut -d: -f1)
+    local style; style=$(printf '%s\n' "" /inplace /psend /exchange /stream /cold | grep -Fxn -- "$variant" | cut -d: -f1)
     [ $first = 1 ] || printf ', '
     first=0
     printf "'%s' using 1:%s with linespoints lc %s dt %s pt %s pointsize 0.7 linewidth 1.5 title '%s'" \

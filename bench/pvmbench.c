@@ -12,7 +12,7 @@
 /* The master's instructions to the slave, one control message per trial. */
 enum { CONTROL_RUN, CONTROL_QUIT };
 enum { CONTROL_CMD, CONTROL_PATTERN, CONTROL_API, CONTROL_ENCODING, CONTROL_ROUTE,
-       CONTROL_LEN, CONTROL_REPS, CONTROL_FIELDS };
+       CONTROL_LEN, CONTROL_REPS, CONTROL_COLD, CONTROL_FIELDS };
 
 static int apply_route(enum bench_route route)
 {
@@ -84,6 +84,7 @@ static int run_slave(int parent)
                      .encoding = (enum bench_encoding)fields[CONTROL_ENCODING] },
             .peer = parent, .len = len, .reps = fields[CONTROL_REPS],
             .send_buffer = send_buffer, .recv_buffer = recv_buffer,
+            .cold = fields[CONTROL_COLD] != 0,
         };
         if (bench_trial_slave(&trial) < 0)
             break;
@@ -100,7 +101,7 @@ static int64_t master_trial(const struct bench_options *o, struct bench_trial *t
         [CONTROL_CMD] = CONTROL_RUN, [CONTROL_PATTERN] = (int)o->pattern,
         [CONTROL_API] = (int)o->how.api, [CONTROL_ENCODING] = (int)o->how.encoding,
         [CONTROL_ROUTE] = (int)o->route, [CONTROL_LEN] = (int)trial->len,
-        [CONTROL_REPS] = (int)trial->reps,
+        [CONTROL_REPS] = (int)trial->reps, [CONTROL_COLD] = trial->cold,
     };
     if (send_control(trial->peer, fields) < 0)
         return -1;
@@ -141,7 +142,8 @@ static int run_master(const struct bench_options *o, int slave, FILE *out)
     for (size_t s = 0; s < o->size_count; s++) {
         struct bench_trial trial = { .pattern = o->pattern, .how = o->how, .peer = slave,
                                      .len = o->sizes[s], .reps = reps,
-                                     .send_buffer = send_buffer, .recv_buffer = recv_buffer };
+                                     .send_buffer = send_buffer, .recv_buffer = recv_buffer,
+                                     .cold = o->cold };
         /* A calibration trial sets the repetitions so that one trial lasts about trial_ms. */
         int64_t elapsed = master_trial(o, &trial);
         if (elapsed < 0)

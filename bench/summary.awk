@@ -115,7 +115,7 @@ $2 ~ /^[0-9]+$/ && $4 > 0 {
 END {
   printf "# PVM over AN2 against TCP PVM: %s run\n\n", mode
   printf "- **Date:** %s\n- **Machine:** %s\n- **Commit:** %s\n", date, machine, commit
-  printf "- **Method:** one-way latency is half the ping-pong round trip (hot cache, PvmDataRaw, "
+  printf "- **Method:** one-way latency is half the ping-pong round trip (hot cache unless marked cold, PvmDataRaw, "
   printf "pvm_send/pvm_recv, message content verified on the first exchange of every trial); bandwidth "
   printf "is bytes per one-way time, MB = 10^6 bytes. Every transport is measured in %s round(s), ", rounds == "" ? "several" : rounds
   printf "interleaved with the other transports, each timing every size in %s trials; figures are ", trials == "" ? "several" : trials
@@ -145,8 +145,8 @@ END {
   } else {
     print "| pattern | latency 8 B, AN2 / TCP (µs) | AN2 faster by | bandwidth 64 KiB, AN2 / TCP (MB/s) | AN2/TCP | bandwidth 4 MiB, AN2 / TCP (MB/s) | AN2/TCP |"
     print "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
-    nv = split("|/inplace|/psend|/exchange|/stream", suffix, "|")
-    split("ping-pong, PvmDataRaw|ping-pong, PvmDataInPlace|ping-pong, pvm_psend/pvm_precv|pairwise exchange, PvmDataRaw|streaming, PvmDataRaw", title, "|")
+    nv = split("|/inplace|/psend|/exchange|/stream|/cold", suffix, "|")
+    split("ping-pong, PvmDataRaw|ping-pong, PvmDataInPlace|ping-pong, pvm_psend/pvm_precv|pairwise exchange, PvmDataRaw|streaming, PvmDataRaw|ping-pong, PvmDataRaw, cold cache", title, "|")
     for (v = 1; v <= nv; v++) {
       if (count[an2 suffix[v]] == 0 || count[tcp suffix[v]] == 0) continue
       printf "| %s | %s | %s | %s |\n", title[v], ratio_cells(an2 suffix[v], tcp suffix[v], 8, 1),
@@ -183,7 +183,7 @@ END {
   }
 
   print "\n## Every measured row: patterns and encodings\n"
-  print "`/inplace`: PvmDataInPlace; `/psend`: pvm_psend/pvm_precv; `/exchange`: pairwise exchange (both send, then both receive; time per iteration, bandwidth counts both directions); `/stream`: one-way streaming (time per message).\n"
+  print "`/inplace`: PvmDataInPlace; `/psend`: pvm_psend/pvm_precv; `/exchange`: pairwise exchange (both send, then both receive; time per iteration, bandwidth counts both directions); `/stream`: one-way streaming (time per message); `/cold`: ping-pong with both tasks' buffers evicted from the caches before each exchange (GAMMA's cold cache).\n"
   print "| transport | sizes | latency 8 B (µs) | bandwidth 64 KiB (MB/s) | bandwidth 4 MiB (MB/s) | peak (MB/s) | n½ (bytes) |"
   print "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
   for (l = 1; l <= labels; l++) {

@@ -58,7 +58,7 @@ expected_labels() {
     [ -x "$build/bin/$program" ] && [[ "$need" != off:* ]] || continue
     [[ "$need" == an2d:* ]] && [ ! -x "$build/bin/an2d" ] && continue
     if [[ "$program" == pvmbench-* ]]; then
-      printf '%s\n' "$name" "$name/inplace" "$name/psend" "$name/exchange" "$name/stream"
+      printf '%s\n' "$name" "$name/inplace" "$name/psend" "$name/exchange" "$name/stream" "$name/cold"
     else
       echo "$name"
     fi
@@ -174,7 +174,8 @@ LIST
   ;;
 usage)   # pvmbench refuses bad input clearly and fails fast without a pvmd
   bench="$build/bin/pvmbench-stock"
-  for args in "--sizes 0" "--sizes 8,x" "--pattern sideways" "--runs 0" "--bogus" "--label a,b" "extra"; do
+  for args in "--sizes 0" "--sizes 8,x" "--pattern sideways" "--runs 0" "--bogus" "--label a,b" "extra" \
+              "--pattern stream --cold"; do
     # shellcheck disable=SC2086
     timeout 10 "$bench" $args >/dev/null 2>"$work/err"; rc=$?
     [ $rc -eq 2 ] && [ -s "$work/err" ] || fail "pvmbench $args: exit $rc, message '$(head -n 1 "$work/err")'"
