@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -172,6 +173,15 @@ void an2_sleep_finish(an2_ep *ep)
     (void)n;
 }
 
+#define DEATH_CHECK_NS 100000000u /* a sleeping an2_wait looks for an2d's death this often */
+
+/* Whether an2d closed our control connection (it died or stopped). One poll(). */
+static bool an2d_gone(const an2_ep *ep)
+{
+    struct pollfd p = {.fd = ep->ctl_fd, .events = POLLRDHUP};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* A tuning knob from the environment, read once; cache starts at -1. */
 static uint64_t env_ns(_Atomic long *cache, const char *name, long dflt_us)
 {
@@ -220,20 +230,23 @@ int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms)
         atomic_store_explicit(A32(&ep->hdr->host_wants_irq), 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
         n = an2_poll(ep, out, max);
+        bool woken = false;
         if (n == 0) {
-            struct timespec ts, *tsp = NULL;
-            if (deadline != UINT64_MAX) {
-                uint64_t left = deadline - now;
-                ts.tv_sec = (time_t)(left / 1000000000u);
-                ts.tv_nsec = (long)(left % 1000000000u);
-                tsp = &ts;
-            }
-            syscall(SYS_futex, &ep->hdr->irq_count, FUTEX_WAIT, seen, tsp, NULL, 0);
+            /* in slices, so that an an2d that died is noticed (its interrupt never comes) */
+            uint64_t left = deadline == UINT64_MAX ? UINT64_MAX : deadline - now;
+            uint64_t slice = left < DEATH_CHECK_NS ? left : DEATH_CHECK_NS;
+            struct timespec ts = {.tv_sec = (time_t)(slice / 1000000000u),
+                                  .tv_nsec = (long)(slice % 1000000000u)};
+            woken = syscall(SYS_futex, &ep->hdr->irq_count, FUTEX_WAIT, seen, &ts, NULL, 0) == 0;
             n = an2_poll(ep, out, max);
         }
         an2_sleep_finish(ep); /* also drains an2_irq_fd, so that a poll() later is not fooled */
         if (n != 0)
             return n;
+        if (!woken && an2d_gone(ep)) {
+            an2_set_detail("an2d has gone: no more reports will come");
+            return -ECONNRESET;
+        }
         start = an2_now_ns(); /* woken without a report: spin a little again */
     }
 }
