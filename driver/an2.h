@@ -114,7 +114,8 @@ struct an2_report {
 /* Copies up to max waiting reports; returns how many (0: none). Never makes a system call. */
 int an2_poll(an2_ep *ep, struct an2_report *out, int max);
 /* Like an2_poll, but waits up to timeout_ms (-1: forever) for at least one report:
- * spins, then yields, then sleeps until the controller's interrupt. 0 on timeout. */
+ * spins, then yields, then sleeps until the controller's interrupt. 0 on timeout;
+ * -ECONNRESET if an2d has gone (noticed within 100 ms while asleep). */
 int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms);
 
 /* Sleeping together with other descriptors (e.g. a PVM task's pvmd socket):

@@ -191,6 +191,17 @@ void an2_driver_accept(struct an2_driver *drv, int listen_fd)
     }
 }
 
+static void release_eventfds(struct an2_driver *drv, struct drv_client *c)
+{
+    if (c->kick_fd >= 0) {
+        epoll_ctl(drv->epoll_fd, EPOLL_CTL_DEL, c->kick_fd, NULL);
+        close(c->kick_fd);
+    }
+    if (c->irq_fd >= 0)
+        close(c->irq_fd);
+    c->kick_fd = c->irq_fd = -1;
+}
+
 void drv_drop_client(struct an2_driver *drv, uint32_t slot, const char *why)
 {
     struct drv_client *c = &drv->clients[slot];
@@ -204,12 +215,7 @@ void drv_drop_client(struct an2_driver *drv, uint32_t slot, const char *why)
         munmap(c->base, c->size);
     }
     free(c->vcs);
-    if (c->kick_fd >= 0) {
-        epoll_ctl(drv->epoll_fd, EPOLL_CTL_DEL, c->kick_fd, NULL);
-        close(c->kick_fd);
-    }
-    if (c->irq_fd >= 0)
-        close(c->irq_fd);
+    release_eventfds(drv, c);
     epoll_ctl(drv->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     memset(c, 0, sizeof *c);
@@ -272,6 +278,7 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
                     (unsigned long long)L->max_desc_mem);
         return;
     }
+    release_eventfds(drv, c); /* those of an earlier OPEN that was refused */
     int kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     struct epoll_event ev = {.events = EPOLLIN,
                              .data.u64 = AN2_DRIVER_EPOLL_BASE + 2 * (uint64_t)slot + 1};

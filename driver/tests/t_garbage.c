@@ -84,6 +84,52 @@ static void other_uid_refused(void)
     printf("refused: a task of uid 65534\n");
 }
 
+/* Reads one OPEN reply on fd; returns its status and closes any descriptors it carried. */
+static int open_reply(int fd, int *nfds)
+{
+    struct an2_ctl_reply r;
+    union {
+        char buf[CMSG_SPACE(8 * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {.iov_base = &r, .iov_len = sizeof r};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                        .msg_controllen = sizeof ctl.buf};
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, 5000) != 1 || recvmsg(fd, &mh, 0) != (ssize_t)sizeof r ||
+        r.op != AN2_CTL_R_OPEN)
+        FAIL("no OPEN reply");
+    *nfds = 0;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+        for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+            int f;
+            memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof f);
+            close(f);
+            ++*nfds;
+        }
+    return r.status;
+}
+
+/* A refused OPEN, then a good one, on the same connection. */
+static void open_after_refusal(void)
+{
+    int fd = connect_ctl(), nfds;
+    struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
+                            .op = AN2_CTL_OPEN, .buf_size = 1ull << 40};
+    if (send(fd, &q, sizeof q, 0) != (ssize_t)sizeof q || open_reply(fd, &nfds) != -E2BIG ||
+        nfds != 0)
+        FAIL("a 1 TiB buffer area was not refused with E2BIG and no descriptors");
+    q.buf_size = 0;
+    int st = 1;
+    if (send(fd, &q, sizeof q, 0) != (ssize_t)sizeof q || (st = open_reply(fd, &nfds)) != 0 ||
+        nfds != 3)
+        FAIL("OPEN after a refusal: status %d, %d descriptors", st, nfds);
+    if (send(fd, &q, sizeof q, 0) != (ssize_t)sizeof q || open_reply(fd, &nfds) != -EISCONN)
+        FAIL("a second OPEN on one connection was not refused with EISCONN");
+    close(fd);
+    printf("refused OPEN, then a good one, then EISCONN: as expected\n");
+}
+
 int main(void)
 {
     an2_ep *a, *b;
@@ -115,6 +161,7 @@ int main(void)
     expect_dropped("a request with an unknown op", &bad, sizeof bad);
     expect_dropped("an empty message", "", 0);
     other_uid_refused();
+    open_after_refusal();
 
     /* a request with file descriptors attached: they are discarded, the request works */
     int fd = connect_ctl();
