@@ -35,7 +35,9 @@ static bool answers(const char *path)
 int rb_an2d_start(struct rb_an2d *d, const char *rate)
 {
     const char *tmp = getenv("TMPDIR");
-    snprintf(d->dir, sizeof d->dir, "%s/an2-rawbench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!tmp || !*tmp || strlen(tmp) > 40) /* the socket path must fit sun_path */
+        tmp = "/tmp";
+    snprintf(d->dir, sizeof d->dir, "%s/an2-rawbench.XXXXXX", tmp);
     if (!mkdtemp(d->dir))
         return -errno;
     snprintf(d->socket, sizeof d->socket, "%s/an2d.sock", d->dir);
