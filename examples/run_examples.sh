@@ -24,14 +24,17 @@ run_set() {
 		cd "$PVM_WORK"
 		local hello=hello
 		[ -x "$ep/hello" ] || hello=hello.pvm   # Debian installs it under this name
-		for prog in $hello master1 timing spmd; do
+		for run in $hello master1 timing spmd inherita:inherit1 inherita:inherit3 inheritb; do
+			prog=${run%%:*} arg=${run#*:} label=${run//:/-}
+			[ "$arg" = "$run" ] && arg=""
 			rc=0
-			env "$@" timeout 60 "$ep/$prog" > "$PVM_WORK/out" 2> "$PVM_WORK/err" || rc=$?
-			[ "$rc" -eq 124 ] && { cat "$PVM_WORK/out" "$PVM_WORK/err" >&2; pvm_env_fail "$name: $prog hung"; }
-			{ echo "exit $rc"; normalize < "$PVM_WORK/out" | sort; } > "$results/$name/${prog%.pvm}"
+			env "$@" timeout 60 "$ep/$prog" $arg > "$PVM_WORK/out" 2> "$PVM_WORK/err" || rc=$?
+			[ "$rc" -eq 124 ] && { cat "$PVM_WORK/out" "$PVM_WORK/err" >&2; pvm_env_fail "$name: $run hung"; }
+			label=${label%.pvm}
+			{ echo "exit $rc"; normalize < "$PVM_WORK/out" | sort; } > "$results/$name/$label"
 			# (LeakSanitizer's table of used suppressions depends on the library: dropped)
 			grep -Ev '^$|^-+$|^Suppressions used:|^ +count +bytes|^ +[0-9]+ +[0-9]+ ' \
-				"$PVM_WORK/err" | normalize > "$results/$name/${prog%.pvm}.err" || true
+				"$PVM_WORK/err" | normalize > "$results/$name/$label.err" || true
 		done
 		# four spmd tasks spawned by Debian's console: siblings and a token ring (rebuilt
 		# programs only: the console cannot hand the drop-in's library path to its children

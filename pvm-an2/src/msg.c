@@ -101,7 +101,6 @@ void msg_rewind(struct msg *m)
 	m->mode = MODE_UNPACK;
 	m->rfrag = m->head;
 	m->rpos = 0;
-	m->rabs = 0;
 }
 
 size_t msg_frag_data_size(void)

@@ -20,7 +20,6 @@ struct msg {
 	enum msg_mode mode;
 	struct frag *rfrag;      /* unpack cursor: fragment ... */
 	size_t rpos;             /* ... and offset in it */
-	size_t rabs;             /* bytes consumed so far (for XDR alignment) */
 	struct msg *next;        /* receive-queue link */
 	int queued;              /* on the receive queue */
 };

@@ -226,7 +226,6 @@ static int get_bytes(struct msg *m, char *out, size_t n)
 			out += chunk;
 		}
 		m->rpos += chunk;
-		m->rabs += chunk;
 		n -= chunk;
 	}
 	return 0;
@@ -251,7 +250,6 @@ static void xdr_pad_in(struct msg *m)
 	size_t aligned = (m->rpos + 3) & ~(size_t)3;
 	if (aligned > f->len)
 		aligned = f->len;
-	m->rabs += aligned - m->rpos;
 	m->rpos = aligned;
 }
 
