@@ -15,6 +15,9 @@
 #include "driver.h"
 #include "otto.h"
 
+#define STALE_DEADLINE_NS 1000000u /* paced work due but no progress for this long: idle */
+#define MIN_SLEEP_NS 100000u       /* the shortest sleep */
+
 static uint64_t now_ns(void)
 {
     struct timespec ts;
@@ -78,7 +81,8 @@ void an2d_loop_run(struct an2d_loop *L)
         }
         uint64_t deadline = otto_next_deadline(L->otto);
         uint64_t idle = now - last_progress;
-        if (deadline != UINT64_MAX && deadline < now + L->pace_spin_ns) {
+        if (deadline != UINT64_MAX && deadline < now + L->pace_spin_ns &&
+            idle < STALE_DEADLINE_NS) {
             cpu_relax(); /* paced work is due any moment: keep the CPU, the link is on time */
             continue;
         }
@@ -99,9 +103,10 @@ void an2d_loop_run(struct an2d_loop *L)
         }
         deadline = otto_next_deadline(L->otto);
         now = now_ns();
-        uint64_t timeout = deadline == UINT64_MAX ? UINT64_MAX
-                           : deadline > now       ? deadline - now
-                                                  : 0;
+        /* a deadline already past that brought no progress is stale: don't spin on it */
+        uint64_t timeout = deadline == UINT64_MAX      ? UINT64_MAX
+                           : deadline > now + MIN_SLEEP_NS ? deadline - now
+                                                           : MIN_SLEEP_NS;
         bool keep_going = handle_events(L, timeout);
         otto_set_asleep(L->otto, false);
         if (!keep_going)
