@@ -43,8 +43,11 @@ curves() {
     local style; style=$(printf '%s\n' "" /inplace /psend /exchange /stream /cold | grep -Fxn -- "$variant" | cut -d: -f1)
     [ $first = 1 ] || printf ', '
     first=0
-    printf "'%s' using 1:%s with linespoints lc %s dt %s pt %s pointsize 0.7 linewidth 1.5 title '%s'" \
-      "$work/$i.dat" "$column" "${colour:-1}" "${style:-1}" "$(( ${style:-1} + 5 ))" "$name"
+    local colours=('#1f77b4' '#d62728' '#2ca02c' '#9467bd' '#ff7f0e' '#8c564b' '#e377c2' '#17becf')
+    local dashes=(1 2 3 4 5 '(12,4,2,4)')
+    printf "'%s' using 1:%s with linespoints lc rgb '%s' dt %s pt %s pointsize 0.7 linewidth 1.5 title '%s'" \
+      "$work/$i.dat" "$column" "${colours[$(( (${colour:-1} - 1) % 8 ))]}" "${dashes[$(( ${style:-1} - 1 ))]}" \
+      "$(( ${style:-1} + 5 ))" "$name"
   done
 }
 
