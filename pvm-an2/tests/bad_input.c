@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -68,9 +69,25 @@ static void no_pvmd(void)
 }
 
 /* The pvmd dies while we wait in pvm_recv (the script kills it). */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static void blocked(void)
 {
 	EXPECT(pvm_mytid() > 0, 1);
+	/* a receive that waits must sleep in poll(), not spin a core */
+	struct timeval second = { 1, 0 };
+	double c0 = cpu_seconds(), t0 = now();
+	EXPECT(pvm_trecv(-1, 12345, &second), 0);
+	double cpu = cpu_seconds() - c0, wall = now() - t0;
+	if (wall < 0.9 || cpu > 0.1) {
+		failures++;
+		fprintf(stderr, "bad_input: FAIL waiting 1 s took %.2f s wall, %.3f s CPU\n", wall, cpu);
+	}
 	printf("waiting\n");
 	fflush(stdout);
 	EXPECT(pvm_recv(-1, -1), PvmSysErr);
