@@ -28,7 +28,8 @@ uint32_t aal5_crc32_update_vpclmul(uint32_t reg, const void *data, size_t len);
 uint32_t aal5_crc32_copy_vpclmul(uint32_t reg, void *dst, const void *src, size_t len);
 bool aal5_crc32_clmul_available(void);
 bool aal5_crc32_vpclmul_available(void);
-/* "vpclmul", "clmul" or "table": the engine aal5_crc32_update uses. */
+/* "vpclmul", "clmul" or "table": the engine aal5_crc32_update uses (the fastest the CPU
+ * has, unless the environment's AN2_CRC_ENGINE asks for "table" or "clmul"). */
 const char *aal5_crc32_engine(void);
 
 #endif
