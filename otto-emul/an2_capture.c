@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zlib.h>
 
 #define PCAP_MAGIC_NS   0xa1b23c4du /* timestamps in nanoseconds */
@@ -14,7 +15,15 @@
 struct an2_capture {
     gzFile gz;
     int error;
+    int64_t realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC when opened */
 };
+
+static int64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -42,6 +51,7 @@ struct an2_capture *an2_capture_open(const char *path)
         errno = e;
         return NULL;
     }
+    cap->realtime_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
     uint8_t hdr[24];
     put32(hdr, PCAP_MAGIC_NS);
     uint16_t major = 2, minor = 4;
@@ -67,9 +77,10 @@ int an2_capture_pdu(struct an2_capture *cap, uint64_t time_ns, uint16_t vpi, uin
         return -EINVAL;
     if (length > SNAPLEN - 4)
         length = SNAPLEN - 4;
+    uint64_t wall = time_ns + (uint64_t)cap->realtime_offset_ns;
     uint8_t rec[16 + 4];
-    put32(rec, (uint32_t)(time_ns / 1000000000u));
-    put32(rec + 4, (uint32_t)(time_ns % 1000000000u));
+    put32(rec, (uint32_t)(wall / 1000000000u));
+    put32(rec + 4, (uint32_t)(wall % 1000000000u));
     put32(rec + 8, (uint32_t)length + 4);
     put32(rec + 12, (uint32_t)length + 4);
     rec[16] = 0x80 | SUNATM_TYPE_AAL5; /* direction bit: DTE->DCE, sent by this host */

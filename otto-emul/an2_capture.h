@@ -10,7 +10,8 @@ struct an2_capture;
 
 /* Opens path for writing (gzip). NULL with errno set on failure. */
 struct an2_capture *an2_capture_open(const char *path);
-/* Records one PDU as it crossed the link: the CPCS-PDU, i.e. its cells' 48-byte payloads
+/* Records one PDU at time_ns (CLOCK_MONOTONIC, as otto_poll's now; written to the file as
+ * wall-clock time) as it crossed the link: the CPCS-PDU, i.e. its cells' 48-byte payloads
  * concatenated (payload, pad, trailer; after any injected fault). */
 int an2_capture_pdu(struct an2_capture *cap, uint64_t time_ns, uint16_t vpi, uint16_t vci,
                     const void *payload, size_t length);

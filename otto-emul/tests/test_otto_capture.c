@@ -51,7 +51,7 @@ int main(void)
     const struct sent sent[] = { { 1, 42, 5, 'h' }, { 2, 777, 100, 'A' }, { 1, 43, 0, 0 },
                                  { 1, 42, 3000, 'z' } };
     enum { N = sizeof sent / sizeof sent[0] };
-    uint64_t now = 1700000000000000000ull;
+    uint64_t now = 1000000000ull;
     for (unsigned i = 0; i < N; i++) {
         struct host *from = sent[i].vci == 43 ? &b : &a;
         struct host *to = sent[i].vci == 43 ? &a : &b;
