@@ -66,9 +66,10 @@ struct an2_vc_info {
  * Blocking form: waits up to timeout_ms (-1: forever) for the other side; -ETIMEDOUT
  * withdraws the request. -ESRCH: no such peer, or it closed before agreeing. */
 int an2_vc_open(an2_ep *ep, uint32_t peer_id, int timeout_ms, struct an2_vc_info *out);
-/* Non-blocking form: start asks (-EALREADY if already asking that peer); complete returns 1
- * and fills *out when any started open has finished (out->peer_id says which; a failed one
- * returns its negative errno and sets out->peer_id), 0 if none has yet. Nothing blocks. */
+/* Non-blocking form: start sends the request (0, or -errno if an2d cannot be reached);
+ * complete returns 1 and fills *out when any started open has finished (out->peer_id says
+ * which), a negative errno for one that failed (-ESRCH, -ENOSPC, -EALREADY when already
+ * asking that peer; out->peer_id set), 0 if none has finished yet. Nothing blocks. */
 int an2_vc_open_start(an2_ep *ep, uint32_t peer_id);
 int an2_vc_open_complete(an2_ep *ep, struct an2_vc_info *out);
 /* Withdraws a started open: 0 if withdrawn, 1 if it had already completed (its completion
