@@ -72,9 +72,19 @@ static int call_simple(struct msg *req, int tag, struct msg **reply)
  * we create, we prove ourselves by writing into one it creates. */
 static int authenticate(void)
 {
+	/* An unnamed file, reached by the pvmd through /proc: nothing is left behind even if we
+	 * are killed mid-handshake, and the name fits the pvmd's 128-byte limit. A named file in
+	 * PVM_TMP is the fallback for file systems without O_TMPFILE. */
 	char authfn[600];
-	snprintf(authfn, sizeof authfn, "%s/an2authXXXXXX", tmp_dir());
-	int afd = mkstemp(authfn);
+	int named = 0;
+	int afd = open(tmp_dir(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (afd >= 0) {
+		snprintf(authfn, sizeof authfn, "/proc/%d/fd/%d", (int)getpid(), afd);
+	} else {
+		snprintf(authfn, sizeof authfn, "%s/an2authXXXXXX", tmp_dir());
+		afd = mkstemp(authfn);
+		named = 1;
+	}
 	if (afd < 0) {
 		lpvm_log("can't create authentication file in %s: %s", tmp_dir(), strerror(errno));
 		return PvmSysErr;
@@ -109,7 +119,8 @@ static int authenticate(void)
 		cc = PvmSysErr;
 	}
 	close(afd);
-	unlink(authfn);
+	if (named)
+		unlink(authfn);
 	if (!cc) {
 		int dfd = open(dauth, O_WRONLY | O_CLOEXEC);
 		if (dfd < 0 || write(dfd, dauth, 1) != 1) {
