@@ -156,7 +156,8 @@ enum otto_status {
     OTTO_STATUS_LENGTH_ERROR = 2, /* rx: Length field inconsistent with the cells, or PDU
                                      larger than the posted buffers */
     OTTO_STATUS_ABORTED = 3,      /* descriptor returned unused (VC closed, portion detached) */
-    OTTO_STATUS_PROTECTION = 4,   /* descriptor named memory or a VC outside its owner's */
+    OTTO_STATUS_PROTECTION = 4,   /* descriptor named memory or a VC outside its owner's, or
+                                     is malformed (nfrags, > 65,535 bytes, CPI != 0) */
     OTTO_STATUS_PEER_GONE = 5,    /* the other end of the VC has gone */
 };
 
