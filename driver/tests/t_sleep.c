@@ -67,7 +67,7 @@ int main(void)
                 FAIL("an2d never fell asleep");
             usleep(1000);
         }
-        usleep(20000); /* and the receiver too (it yields 2 ms, then futex-waits) */
+        usleep(50000); /* and the receiver too (it yields AN2_YIELD_US, then sleeps) */
         struct an2_frag f = {0, 1000};
         double ts = now_ms();
         if (an2_send(ep, vc, &f, 1, 0, 9) != 0)
