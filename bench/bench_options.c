@@ -27,7 +27,8 @@ static void usage(FILE *out, const char *program)
         "  --slave NAME            program to spawn (default: this program's name)\n"
         "  --cold                  ping-pong with cold caches: both tasks evict their buffers\n"
         "                          before each exchange, outside the timed section (GAMMA)\n"
-        "  --progress              one dot per size (on stdout with --csv, else on stderr)\n",
+        "  --progress              one dot per size (on stdout with --csv, else on stderr)\n"
+        "  --list-sizes            print the message sizes, one per line, and exit\n",
         program);
 }
 
@@ -67,7 +68,7 @@ int bench_parse_options(int argc, char **argv, struct bench_options *o)
         { "max-reps", required_argument, 0, 'R' }, { "label", required_argument, 0, 'l' },
         { "csv", required_argument, 0, 'c' },     { "slave", required_argument, 0, 'S' },
         { "progress", no_argument, 0, 'g' },      { "help", no_argument, 0, 'h' },
-        { "cold", no_argument, 0, 'C' },
+        { "cold", no_argument, 0, 'C' },          { "list-sizes", no_argument, 0, 'L' },
         { 0, 0, 0, 0 },
     };
     const char *program = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -97,6 +98,7 @@ int bench_parse_options(int argc, char **argv, struct bench_options *o)
         case 'S': o->slave = optarg; break;
         case 'g': o->progress = 1; break;
         case 'C': o->cold = 1; break;
+        case 'L': o->list_sizes = 1; break;
         case 'h': usage(stdout, program); return 1;
         default:
             fprintf(stderr, "%s: unknown option or missing value: %s\n", program, argv[optind - 1]);

@@ -23,6 +23,7 @@ struct bench_options {
     const char *slave;     /* program name pvmd spawns (found on its ep= path) */
     int progress;          /* one dot per size: on stdout with --csv, else stderr */
     int cold;              /* ping-pong with buffers evicted from the caches (GAMMA) */
+    int list_sizes;        /* print the sizes and exit */
 };
 
 /* Parses argv; on bad input prints the reason and the usage to stderr and returns -1;

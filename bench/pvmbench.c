@@ -202,6 +202,11 @@ int main(int argc, char **argv)
     }
     if (parsed != 0)
         return parsed < 0 ? 2 : 0;
+    if (options.list_sizes) {
+        for (size_t i = 0; i < options.size_count; i++)
+            printf("%zu\n", options.sizes[i]);
+        return 0;
+    }
 
     int self = pvm_mytid();
     if (self < 0) {

@@ -181,6 +181,11 @@ usage)   # pvmbench refuses bad input clearly and fails fast without a pvmd
     [ $rc -eq 2 ] && [ -s "$work/err" ] || fail "pvmbench $args: exit $rc, message '$(head -n 1 "$work/err")'"
   done
   timeout 10 "$bench" --help | grep -q -- "--pattern" || fail "pvmbench --help does not show the usage"
+  # NetPIPE's sizes: every power of two and 3 bytes either side, inside the range
+  [ "$("$bench" --min 1 --max 64 --perturb 3 --list-sizes | tr '\n' ' ')" = "1 2 4 5 7 8 11 13 16 19 29 32 35 61 64 " ] ||
+    fail "pvmbench --list-sizes: $("$bench" --min 1 --max 64 --perturb 3 --list-sizes | tr '\n' ' ')"
+  [ "$("$bench" --sizes 4096,8,8,1 --list-sizes | tr '\n' ' ')" = "1 8 4096 " ] || fail "--sizes is not sorted and unique"
+  [ "$("$bench" --min 1 --max 4194304 --perturb 0 --list-sizes | wc -l)" -eq 23 ] || fail "1 B .. 4 MiB is not 23 powers of two"
   mkdir -p "$TMPDIR/no-pvmd"
   PVM_TMP="$TMPDIR/no-pvmd" PVM_VMID=none timeout 10 "$bench" --sizes 8 >/dev/null 2>"$work/err"; rc=$?
   [ $rc -eq 2 ] && grep -q "cannot join PVM" "$work/err" || fail "pvmbench without pvmd: exit $rc"
