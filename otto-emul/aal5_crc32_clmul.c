@@ -11,6 +11,10 @@ CLMUL_TARGET static inline __m128i load_block(const uint8_t *p)
 
 CLMUL_TARGET static uint32_t crc_clmul(uint32_t reg, const uint8_t *p, size_t len)
 {
+    if (len < 64) { /* one block, then one at a time: a cell's 48 bytes in a few folds */
+        __m128i x = _mm_xor_si128(load_block(p), _mm_set_epi32((int)reg, 0, 0, 0));
+        return fold_finish(x, p + 16, len - 16);
+    }
 
     __m128i x0 = load_block(p), x1 = load_block(p + 16);
     __m128i x2 = load_block(p + 32), x3 = load_block(p + 48);
@@ -50,7 +54,7 @@ bool aal5_crc32_clmul_available(void)
 
 uint32_t aal5_crc32_update_clmul(uint32_t reg, const void *data, size_t len)
 {
-    if (len < 64 || !aal5_crc32_clmul_available())
+    if (len < 16 || !aal5_crc32_clmul_available())
         return aal5_crc32_update_table(reg, data, len);
     return crc_clmul(reg, data, len);
 }
