@@ -60,6 +60,10 @@ void lpvm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int lpvm_attach(void);        /* connect to pvmd if not yet; 0 or negative error */
 void lpvm_detach(void);       /* close everything, back to unconnected */
 
+/* Registers one more route (the AN2 fast path); it is polled by lpvm_pump and closed by
+ * lpvm_detach. Returns 0 or PvmOutOfRes. */
+int lpvm_add_route(struct transport *t);
+
 /* daemon transport (route_daemon.c) */
 struct transport *daemon_transport_open(const char *sockaddr_text, int *err);
 

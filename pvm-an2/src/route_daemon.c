@@ -201,7 +201,9 @@ static int daemon_progress(struct transport *t)
 	if (r->failed)
 		return r->failed;
 	int got = 0;
-	for (;;) {
+	for (int reads = 0;; reads++) {
+		if (got > 0 && reads >= 16)
+			return got;   /* a peer that never pauses must not keep us here forever */
 		ssize_t n;
 		if (r->body && r->body_need >= STAGE_SIZE / 2) {
 			/* big fragment body: read straight into the fragment */

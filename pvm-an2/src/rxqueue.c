@@ -131,12 +131,10 @@ int lpvm_pump(const struct timeval *tmo)
 	for (;;) {
 		int got = progress_all();
 		int fl = control_flush();
-		if (got < 0)
-			return got;
+		if (got != 0)
+			return got;   /* messages first; a broken route shows again on the next call */
 		if (fl < 0)
 			return fl;
-		if (got > 0)
-			return got;
 		int wait_ms = -1;
 		if (deadline >= 0) {
 			long long left = deadline - now_ms();

@@ -214,6 +214,14 @@ int lpvm_attach(void)
 	return 0;
 }
 
+int lpvm_add_route(struct transport *t)
+{
+	if (lpvm.nroutes == MAX_TRANSPORTS)
+		return PvmOutOfRes;
+	lpvm.routes[lpvm.nroutes++] = t;
+	return 0;
+}
+
 void lpvm_detach(void)
 {
 	for (int i = 0; i < lpvm.nroutes; i++)
