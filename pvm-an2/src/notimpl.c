@@ -64,3 +64,13 @@ char *pvmgetrsh(void)
 	char *r = getenv("PVM_RSH");
 	return r && *r ? r : "/usr/bin/rsh";
 }
+
+/* Exported by Debian's library though not declared in <pvm3.h> (tracing, va_list packf). */
+int pvm_gettmask(int who, char *tmask);
+int pvm_gettmask(int who, char *tmask) { (void)who; (void)tmask; return NOT_YET("pvm_gettmask"); }
+int pvm_settmask(int who, char *tmask);
+int pvm_settmask(int who, char *tmask) { (void)who; (void)tmask; return NOT_YET("pvm_settmask"); }
+int pvm_vpackf(const char *fmt, va_list ap);
+int pvm_vpackf(const char *fmt, va_list ap) { (void)fmt; (void)ap; return NOT_YET("pvm_vpackf"); }
+int pvm_vunpackf(const char *fmt, va_list ap);
+int pvm_vunpackf(const char *fmt, va_list ap) { (void)fmt; (void)ap; return NOT_YET("pvm_vunpackf"); }
