@@ -17,8 +17,8 @@ extern "C" {
  *
  * Every function returns 0 (or a count) on success and a negative errno on failure;
  * an2_strerror() explains the value. An endpoint is not thread-safe: one thread at a time.
- * A child forked after an2_open must an2_close its copy (or exec: the descriptors are
- * close-on-exec); while any process holds the control connection, the endpoint lives on.
+ * A child forked while endpoints are open lets go of them at once (their descriptors are
+ * closed in the child, so it cannot keep them alive in an2d); it may only an2_close them.
  *
  * Control socket (where an2d listens): $AN2_SOCKET if set, else
  *   ${PVM_TMP:-/tmp}/an2d.<uid>.sock          without PVM_VMID

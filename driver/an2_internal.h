@@ -31,6 +31,7 @@ struct an2_ep {
     struct an2_vc_info *vcs;             /* per VC; vcs[v].peer_id == 0: not open */
     struct an2_done *done;               /* VC-open answers read but not collected */
     unsigned ndone, cap_done;
+    struct an2_ep *fork_next;            /* an2_fork.c's list of open endpoints */
 };
 
 /* Thread's refusal text (an2_error_detail). */
@@ -45,5 +46,8 @@ void an2_note_vc_answer(an2_ep *ep, const struct an2_ctl_reply *r);
 /* Milliseconds left until deadline_ns (CLOCK_MONOTONIC); -1 if deadline is UINT64_MAX. */
 int an2_ms_left(uint64_t deadline_ns);
 uint64_t an2_now_ns(void);
+/* an2_fork.c: endpoints a forked child must let go of. */
+void an2_fork_track(an2_ep *ep);
+void an2_fork_untrack(an2_ep *ep);
 
 #endif

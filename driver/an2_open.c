@@ -245,6 +245,7 @@ int an2_open(const struct an2_open_params *params, an2_ep **out)
         an2_close(ep);
         return rc;
     }
+    an2_fork_track(ep);
     *out = ep;
     return 0;
 }
@@ -253,6 +254,7 @@ void an2_close(an2_ep *ep)
 {
     if (!ep)
         return;
+    an2_fork_untrack(ep);
     /* Closing the connection is the whole protocol: an2d reclaims everything. */
     if (ep->base)
         munmap(ep->base, ep->size);
@@ -260,7 +262,8 @@ void an2_close(an2_ep *ep)
         close(ep->kick_fd);
     if (ep->irq_fd >= 0)
         close(ep->irq_fd);
-    close(ep->ctl_fd);
+    if (ep->ctl_fd >= 0)
+        close(ep->ctl_fd);
     free(ep->rx_prod);
     free(ep->vcs);
     free(ep->done);

@@ -1,6 +1,7 @@
 /* t_fanin.c — one receiver endpoint with a VC to each of three sender processes, all sending
  * at once: every PDU arrives on its own sender's VC, in order, intact (demultiplexing by VC,
- * several VCs per endpoint, VC opens started together and completed in any order). */
+ * several VCs per endpoint, VC opens started together and completed in any order). The
+ * senders are forked after the receiver opened its endpoint: they must not keep it alive. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,9 @@ int main(void)
         fflush(NULL);
         if ((kids[k] = fork()) == 0) {
             close(p[0]);
-            an2_close(ep); /* the parent's endpoint: a forked child must let go of it */
+            /* The parent's endpoint is left alone: liban2 closed its descriptors in this
+             * child, or the parent's close below would not reach an2d and the senders
+             * would wait for PEER_GONE in vain. */
             sender(k, me, p[1]);
         }
         close(p[1]);
