@@ -171,9 +171,61 @@ static void loopback(void)
     host_destroy(&b);
 }
 
+static unsigned irq_count[4];
+static void on_interrupt(void *ctx, uint32_t portion_id)
+{
+    CHECK(ctx == (void *)irq_count, "interrupt context");
+    if (portion_id < 4)
+        irq_count[portion_id]++;
+}
+
+/* The emulated interrupt is raised only for a portion whose host asked for it. */
+static void interrupts(void)
+{
+    struct an2_switch_config sc = { .nports = 1, .vc_credit_cells = WINDOW };
+    struct an2_switch *sw = an2_switch_create(&sc);
+    struct otto_config oc = { .interrupt = on_interrupt, .interrupt_ctx = irq_count };
+    struct otto *A = otto_create(&oc, sw, 0);
+    struct host a, b;
+    host_create(&a, 1, 1, 16, 16, 65536);
+    host_create(&b, 2, 1, 16, 16, 65536);
+    otto_attach(A, 1, a.base, a.size);
+    otto_attach(A, 2, b.base, b.size);
+    otto_vc_bind(A, 1, 0, 0, 100);
+    otto_vc_bind(A, 2, 0, 0, 101);
+    an2_switch_route_add(sw, 0, 0, 100, 0, 0, 101);
+    uint64_t now = 0;
+    struct otto_frag f = { 0, 500 };
+    host_post_rx(&b, 0, 1, &f, 1);
+    host_send(&a, 0, 2, &f, 1, 0);
+    fabric_run(&A, 1, &now, 0, 100);
+    CHECK(irq_count[1] == 0 && irq_count[2] == 0, "interrupts nobody asked for: %u %u",
+          irq_count[1], irq_count[2]);
+    b.hdr->host_wants_irq = 1; /* b sleeps; a polls */
+    host_post_rx(&b, 0, 3, &f, 1);
+    host_send(&a, 0, 4, &f, 1, 0);
+    fabric_run(&A, 1, &now, 0, 100);
+    CHECK(irq_count[2] >= 1 && irq_count[1] == 0, "interrupt for the sleeper only: %u %u",
+          irq_count[2], irq_count[1]);
+    b.hdr->host_wants_irq = 0;
+    unsigned before = irq_count[2];
+    fabric_run(&A, 1, &now, 0, 100);
+    CHECK(irq_count[2] == before, "no interrupt without a report");
+    struct otto_report r;
+    unsigned nb = 0;
+    while (host_report(&b, &r))
+        nb++;
+    CHECK(nb == 2, "receiver reports %u", nb);
+    otto_destroy(A);
+    an2_switch_destroy(sw);
+    host_destroy(&a);
+    host_destroy(&b);
+}
+
 int main(void)
 {
     two_controllers();
     loopback();
+    interrupts();
     return check_exit("test_otto_basic");
 }
