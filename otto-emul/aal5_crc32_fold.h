@@ -50,7 +50,20 @@ CLMUL_TARGET static inline __m128i bswap128(__m128i x)
     return _mm_shuffle_epi8(x, rev);
 }
 
-/* Folds the remaining 16-byte blocks into x, reduces x to a register, then the tail. */
+/* pshufb masks: loaded at an offset they shift a register by whole bytes (0x80: zero). */
+static const uint8_t fold_shift_masks[48] = {
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+};
+static const uint8_t fold_low_bytes[32] = {
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+/* Folds the remaining bytes into x and reduces x to a register. The bytes before p (at
+ * least 16) were folded already, so a last partial block is read as the 16 bytes ending at
+ * the end of the data: x * x^(8n) + T = H * x^128 + (A + T), with A = x shifted up n bytes
+ * and H the bytes shifted out. */
 CLMUL_TARGET static inline uint32_t fold_finish(__m128i x, const uint8_t *p, size_t len)
 {
     const __m128i k128 = fold_k(X192, X128);
@@ -58,6 +71,16 @@ CLMUL_TARGET static inline uint32_t fold_finish(__m128i x, const uint8_t *p, siz
         x = _mm_xor_si128(fold128(x, k128), bswap128(_mm_loadu_si128((const __m128i *)p)));
         p += 16;
         len -= 16;
+    }
+    if (len) {
+        __m128i last = bswap128(_mm_loadu_si128((const __m128i *)(p + len - 16)));
+        __m128i tail = _mm_and_si128(
+            last, _mm_loadu_si128((const __m128i *)(fold_low_bytes + 16 - len)));
+        __m128i up = _mm_shuffle_epi8(
+            x, _mm_loadu_si128((const __m128i *)(fold_shift_masks + 16 - len)));
+        __m128i out = _mm_shuffle_epi8(
+            x, _mm_loadu_si128((const __m128i *)(fold_shift_masks + 32 - len)));
+        x = _mm_xor_si128(fold128(out, k128), _mm_xor_si128(up, tail));
     }
     /* register = X * x^32 mod P. X*x^32 = A*x^96 + B*x^32 -> T (< 96 bits). */
     const __m128i k96 = fold_k(0, X96);
@@ -71,8 +94,7 @@ CLMUL_TARGET static inline uint32_t fold_finish(__m128i x, const uint8_t *p, siz
     __m128i q = _mm_clmulepi64_si128(_mm_srli_epi64(u, 32), mu_poly, 0x00);
     q = _mm_srli_epi64(q, 32);
     __m128i r = _mm_xor_si128(u, _mm_clmulepi64_si128(q, mu_poly, 0x10));
-    uint32_t reg = (uint32_t)_mm_cvtsi128_si32(r);
-    return aal5_crc32_update_table(reg, p, len);
+    return (uint32_t)_mm_cvtsi128_si32(r);
 }
 
 #endif
