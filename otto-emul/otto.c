@@ -215,7 +215,10 @@ int otto_vc_unbind(struct otto *o, uint32_t portion_id, uint16_t local_vc)
     if (v->drain_until - v->rx_cons > p->geo.rx_slots)
         v->drain_until = v->rx_cons; /* garbage prod: nothing sensible to give back */
     v->draining = v->drain_until != v->rx_cons;
+    if (v->draining)
+        otto_rx_drain(v); /* now, as far as report slots allow; the rest in otto_poll */
     p->housekeeping |= v->draining;
+    otto_irq_check(o, p);
     return 0;
 }
 

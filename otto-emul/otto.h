@@ -61,7 +61,9 @@ void otto_detach(struct otto *otto, uint32_t portion_id);
  * VCI in both directions of the link). 0, or -EINVAL / -ENOENT / -EBUSY. */
 int otto_vc_bind(struct otto *otto, uint32_t portion_id, uint16_t local_vc,
                  uint16_t vpi, uint16_t vci);
-/* Unbinds: posted receive descriptors and queued transmits come back as ABORTED reports. */
+/* Unbinds: posted receive descriptors and queued transmits come back as ABORTED reports
+ * (written at once while report slots last; the rest by otto_poll, and until then a bind of
+ * the same local VC is -EBUSY). */
 int otto_vc_unbind(struct otto *otto, uint32_t portion_id, uint16_t local_vc);
 /* The other end has gone: a VC event report with OTTO_STATUS_PEER_GONE is written, and
  * later transmits on the VC are reported PEER_GONE without being sent. */

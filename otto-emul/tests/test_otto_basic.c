@@ -122,10 +122,10 @@ static void two_controllers(void)
     host_post_rx(&b, 0, 12, &small, 1);
     CHECK(otto_vc_unbind(B, 2, 0) == 0, "unbind");
     CHECK(otto_vc_unbind(B, 2, 0) == -ENOENT, "unbind twice");
+    CHECK(otto_vc_bind(B, 2, 0, 0, 200) == 0, "rebind at once");
     fabric_run(ottos, 2, &now, 0, 1000);
     expect_report(&b, OTTO_REPORT_RX, OTTO_STATUS_ABORTED, 11, 0, "abort 11");
     expect_report(&b, OTTO_REPORT_RX, OTTO_STATUS_ABORTED, 12, 0, "abort 12");
-    CHECK(otto_vc_bind(B, 2, 0, 0, 200) == 0, "rebind");
 
     /* Peer gone: an event, then transmits are refused with PEER_GONE. */
     CHECK(otto_vc_peer_gone(A, 1, 0) == 0, "peer gone");
