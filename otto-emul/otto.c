@@ -234,8 +234,13 @@ int otto_vc_peer_gone(struct otto *o, uint32_t portion_id, uint16_t local_vc)
         return 0;
     v->peer_gone = true;
     otto_tx_flush(o, v, OTTO_STATUS_PEER_GONE, true);
-    v->event_pending = true;
-    v->portion->housekeeping = true;
+    struct otto_report r = { .vc = v->index, .kind = OTTO_REPORT_VC,
+                             .status = OTTO_STATUS_PEER_GONE };
+    if (!otto_report_publish_event(v->portion, &r)) { /* ring full: otto_poll retries */
+        v->event_pending = true;
+        v->portion->housekeeping = true;
+    }
+    otto_irq_check(o, v->portion);
     return 0;
 }
 
