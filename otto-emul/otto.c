@@ -256,6 +256,17 @@ int otto_vc_counters(const struct otto *o, uint32_t portion_id, uint16_t local_v
     return 0;
 }
 
+int otto_get_counters(const struct otto *o, struct otto_counters *out)
+{
+    if (!o || !out)
+        return -EINVAL;
+    *out = (struct otto_counters){ .unknown_vc_cells = o->unknown_vc_cells,
+                                   .hec_errors = o->hec_errors,
+                                   .bits_flipped = o->faults.bits_flipped,
+                                   .cells_lost = o->faults.cells_lost };
+    return 0;
+}
+
 /* VC events waiting for a report slot and receive rings being drained after unbind. */
 static bool housekeeping(struct otto_portion *p)
 {

@@ -41,6 +41,13 @@ struct otto_vc_counters {
     uint64_t crc_errors, length_errors, protection_errors, aborted;
 };
 
+/* Controller-wide counters: cells dropped because no VC is bound to their VPI/VCI or their
+ * header failed the HEC, and what the fault injector did. */
+struct otto_counters {
+    uint64_t unknown_vc_cells, hec_errors;
+    uint64_t bits_flipped, cells_lost;
+};
+
 /* Geometry for params (all offsets, sizes); 0 on success, -EINVAL for bad params. */
 int otto_portion_geometry(const struct otto_portion_params *params, struct otto_geometry *geo);
 /* Writes the header of a fresh (zeroed) portion of geo->portion_size bytes. */
@@ -70,6 +77,8 @@ int otto_vc_unbind(struct otto *otto, uint32_t portion_id, uint16_t local_vc);
 int otto_vc_peer_gone(struct otto *otto, uint32_t portion_id, uint16_t local_vc);
 int otto_vc_counters(const struct otto *otto, uint32_t portion_id, uint16_t local_vc,
                      struct otto_vc_counters *out);
+
+int otto_get_counters(const struct otto *otto, struct otto_counters *out);
 
 /* Does a bounded amount of work (doorbells, transmit, switch, receive, reports) at time
  * now_ns (CLOCK_MONOTONIC). Returns true if it made any progress. */

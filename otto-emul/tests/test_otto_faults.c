@@ -95,6 +95,12 @@ static struct outcome run(double ber, double clr, uint64_t seed)
     struct an2_port_counters pc;
     an2_switch_port_counters(sw, 0, &pc);
     CHECK(pc.drops == 0, "the switch dropped nothing itself");
+    struct otto_counters occ;
+    CHECK(otto_get_counters(o, &occ) == 0, "controller counters");
+    CHECK((ber > 0) == (occ.bits_flipped > 0) && (clr > 0) == (occ.cells_lost > 0) &&
+              occ.unknown_vc_cells == 0 && occ.hec_errors == 0,
+          "injector counters: %llu bits flipped, %llu cells lost",
+          (unsigned long long)occ.bits_flipped, (unsigned long long)occ.cells_lost);
     otto_destroy(o);
     an2_switch_destroy(sw);
     host_destroy(&a);
