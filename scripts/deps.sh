@@ -11,6 +11,7 @@ packages=(
   gnuplot-nox                 # the benchmark's plots
   clang libclang-rt-14-dev    # libFuzzer for the fuzz targets
   strace                      # the no-system-call check
+  gfortran                    # the Fortran binding's tests (pvm-an2/fortran)
   procps psmisc               # pgrep/pkill/fuser in the tests' clean-up checks
 )
 
