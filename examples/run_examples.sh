@@ -36,6 +36,26 @@ run_set() {
 			grep -Ev '^$|^-+$|^Suppressions used:|^ +count +bytes|^ +[0-9]+ +[0-9]+ ' \
 				"$PVM_WORK/err" | normalize > "$results/$name/$label.err" || true
 		done
+		# a mailbox service: task0 registers it, task1 finds it and is served twice,
+		# task_end stops it
+		env "$@" "$ep/task0" svc > "$PVM_WORK/task0.out" 2>&1 &
+		local server=$!
+		for round in 1 2; do
+			for i in $(seq 100); do   # until task0 has put its mailbox entry
+				rc=0
+				env "$@" timeout 20 "$ep/task1" svc > "$PVM_WORK/out" 2>&1 || rc=$?
+				[ "$rc" -eq 0 ] && break
+				sleep 0.1
+			done
+			{ echo "exit $rc"; normalize < "$PVM_WORK/out" | sort; } > "$results/$name/task1-$round"
+		done
+		rc=0
+		env "$@" timeout 20 "$ep/task_end" svc 0 > "$PVM_WORK/out" 2>&1 || rc=$?
+		{ echo "exit $rc"; normalize < "$PVM_WORK/out" | sort; } > "$results/$name/task_end"
+		for i in $(seq 100); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
+		rc=0
+		wait "$server" || rc=$?
+		{ echo "exit $rc"; normalize < "$PVM_WORK/task0.out" | sort; } > "$results/$name/task0"
 		# four spmd tasks spawned by Debian's console: siblings and a token ring (rebuilt
 		# programs only: the console cannot hand the drop-in's library path to its children
 		# without loading the drop-in itself)

@@ -51,6 +51,7 @@ struct lib_state {
 };
 
 extern struct lib_state lpvm;
+extern int pvm_errno;     /* errors.c; stock exports it without declaring it in <pvm3.h> */
 
 /* errors.c */
 int lpvm_error(const char *fn, int code);  /* records pvm_errno, auto-error reporting */

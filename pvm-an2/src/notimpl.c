@@ -12,7 +12,6 @@ int pvm_delmhf(int mhid) { (void)mhid; return NOT_YET("pvm_delmhf"); }
 int pvm_barrier(char *g, int n) { (void)g; (void)n; return NOT_YET("pvm_barrier"); }
 int pvm_bcast(char *g, int tag) { (void)g; (void)tag; return NOT_YET("pvm_bcast"); }
 int pvm_catchout(FILE *f) { (void)f; return NOT_YET("pvm_catchout"); }
-int pvm_delinfo(char *n, int i, int f) { (void)n; (void)i; (void)f; return NOT_YET("pvm_delinfo"); }
 int pvm_export(char *n) { (void)n; return NOT_YET("pvm_export"); }
 int pvm_unexport(char *n) { (void)n; return NOT_YET("pvm_unexport"); }
 int pvm_freezegroup(char *g, int n) { (void)g; (void)n; return NOT_YET("pvm_freezegroup"); }
@@ -27,14 +26,6 @@ int pvm_joingroup(char *g) { (void)g; return NOT_YET("pvm_joingroup"); }
 int pvm_lvgroup(char *g) { (void)g; return NOT_YET("pvm_lvgroup"); }
 int pvm_getnoresets(int **t, int *n) { (void)t; (void)n; return NOT_YET("pvm_getnoresets"); }
 int pvm_hostsync(int h, struct timeval *c, struct timeval *d) { (void)h; (void)c; (void)d; return NOT_YET("pvm_hostsync"); }
-int pvm_getmboxinfo(char *p, int *n, struct pvmmboxinfo **c) { (void)p; (void)n; (void)c; return NOT_YET("pvm_getmboxinfo"); }
-int pvm_putinfo(char *n, int mid, int f) { (void)n; (void)mid; (void)f; return NOT_YET("pvm_putinfo"); }
-int pvm_recvinfo(char *n, int i, int f) { (void)n; (void)i; (void)f; return NOT_YET("pvm_recvinfo"); }
-int pvm_packf(const char *fmt, ...) { (void)fmt; return NOT_YET("pvm_packf"); }
-int pvm_unpackf(const char *fmt, ...) { (void)fmt; return NOT_YET("pvm_unpackf"); }
-int pvm_pkmesg(int mid) { (void)mid; return NOT_YET("pvm_pkmesg"); }
-int pvm_pkmesgbody(int mid) { (void)mid; return NOT_YET("pvm_pkmesgbody"); }
-int pvm_upkmesg(void) { return NOT_YET("pvm_upkmesg"); }
 int pvm_reg_hoster(void) { return NOT_YET("pvm_reg_hoster"); }
 int pvm_reg_rm(struct pvmhostinfo **h) { (void)h; return NOT_YET("pvm_reg_rm"); }
 int pvm_reg_tasker(void) { return NOT_YET("pvm_reg_tasker"); }
@@ -65,12 +56,8 @@ char *pvmgetrsh(void)
 	return r && *r ? r : "/usr/bin/rsh";
 }
 
-/* Exported by Debian's library though not declared in <pvm3.h> (tracing, va_list packf). */
+/* Exported by Debian's library though not declared in <pvm3.h> (tracing masks). */
 int pvm_gettmask(int who, char *tmask);
 int pvm_gettmask(int who, char *tmask) { (void)who; (void)tmask; return NOT_YET("pvm_gettmask"); }
 int pvm_settmask(int who, char *tmask);
 int pvm_settmask(int who, char *tmask) { (void)who; (void)tmask; return NOT_YET("pvm_settmask"); }
-int pvm_vpackf(const char *fmt, va_list ap);
-int pvm_vpackf(const char *fmt, va_list ap) { (void)fmt; (void)ap; return NOT_YET("pvm_vpackf"); }
-int pvm_vunpackf(const char *fmt, va_list ap);
-int pvm_vunpackf(const char *fmt, va_list ap) { (void)fmt; (void)ap; return NOT_YET("pvm_vunpackf"); }

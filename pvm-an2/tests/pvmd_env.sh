@@ -26,8 +26,9 @@ pvm_env_stop() {
 	if [ -n "${PVMD_PID:-}" ] && kill -0 "$PVMD_PID" 2>/dev/null; then
 		kill -TERM "$PVMD_PID" 2>/dev/null   # pvmd kills its tasks and removes its files
 		for n in $(seq 50); do kill -0 "$PVMD_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -0 "$PVMD_PID" 2>/dev/null && kill -KILL "$PVMD_PID"
 	fi
-	wait "$PVMD_PID" 2>/dev/null
+	[ -n "${PVMD_PID:-}" ] && wait "$PVMD_PID" 2>/dev/null
 	pids=$(pvm_env_pids)
 	if [ -n "$pids" ] && [ "${PVM_ENV_EXPECT_LEFTOVERS:-0}" != 1 ]; then
 		leftovers="processes left running: $(echo $pids)"
