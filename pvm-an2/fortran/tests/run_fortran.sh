@@ -15,11 +15,13 @@ results=$(mktemp -d "$base/fortran.XXXXXX")
 trap 'rm -rf "$results"' EXIT
 
 # task ids (decimal in Fortran output, t<hex> in libpvm's messages) vary from run to run;
-# frsg adds an uninitialised PSum into its Sum1 (the example's bug: Debian's run prints a
-# different wrong Sum1 every time too)
+# frsg adds an uninitialised PSum into its Sum1 (the example's bug: with Debian's libraries
+# too it prints OK or a different wrong Sum1 from run to run): only Sum2, the reduce, is kept
 normalize() {
-	sed -E 's/t[0-9a-f]{5,}/tX/g; s/-?[0-9]{6,}/N/g; s/(calculated by Sum1 as) +-?[0-9]+/\1 S/;
-	        s/ +/ /g; s/ +$//'
+	sed -E 's/t[0-9a-f]{5,}/tX/g;
+	        s/.*Test OK: Sum of Squares of first +[0-9]+ +integers is +([0-9]+).*/Sum2 \1/;
+	        s/.*ERROR: The Sum of Squares.* and by Sum2 as +([0-9]+) .*/Sum2 \1/;
+	        s/-?[0-9]{6,}/N/g; s/ +/ /g; s/ +$//'
 }
 
 programs="fcheck"
@@ -42,6 +44,9 @@ run_set() {
 	mkdir -p "$results/$set"
 	(
 		source "$helper"
+		# under -DAN2_SANITIZE=ON: the reference's leaks are Debian's libfpvm3's (static, so
+		# no suppression by module can name them)
+		[ "$set" = deb ] && export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 		pvm_env_start "$dir/f-$set:/usr/bin"
 		cd "$PVM_WORK"
 		for prog in $programs; do
