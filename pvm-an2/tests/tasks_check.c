@@ -279,6 +279,52 @@ int main(int argc, char **argv)
 	printf("inplace string: %d\n", pvm_pkstr("x"));
 	printf("negative count: %d\n", pvm_pkint(data, -1, 1));
 
+	/* mailboxes */
+	int box = pvm_initsend(PvmDataDefault);
+	int payload[3] = { 7, -8, 9 };
+	pvm_pkint(payload, 3, 1);
+	pvm_pkstr("boxed");
+	int i0 = pvm_putinfo("an2-test-box", box, PvmMboxDefault);
+	printf("putinfo: %d\n", i0);
+	printf("putinfo again (locked): %d\n", pvm_putinfo("an2-test-box", box, PvmMboxDefault));
+	int i1 = pvm_putinfo("an2-test-multi", box, PvmMboxMultiInstance);
+	int i2 = pvm_putinfo("an2-test-multi", box, PvmMboxMultiInstance);
+	printf("multi-instance indices: %d %d\n", i1, i2);
+	int got_box = pvm_recvinfo("an2-test-box", 0, PvmMboxDefault);
+	int back3[3] = { 0, 0, 0 };
+	char boxed[16] = "";
+	pvm_upkint(back3, 3, 1);
+	pvm_upkstr(boxed);
+	printf("recvinfo: %d content %d %d %d %s\n", got_box > 0, back3[0], back3[1], back3[2], boxed);
+	printf("recvinfo missing: %d\n", pvm_recvinfo("an2-no-such-box", 0, PvmMboxDefault));
+	int ncl = 0;
+	struct pvmmboxinfo *cl;
+	int gm = pvm_getmboxinfo("an2-test-*", &ncl, &cl);
+	int multi_entries = -1;
+	for (int i = 0; i < ncl; i++)
+		if (!strcmp(cl[i].mi_name, "an2-test-multi"))
+			multi_entries = cl[i].mi_nentries;
+	printf("getmboxinfo: %d classes %d multi entries %d\n", gm, ncl, multi_entries);
+	printf("delinfo: %d\n", pvm_delinfo("an2-test-box", 0, PvmMboxDefault));
+	printf("delinfo again: %d\n", pvm_delinfo("an2-test-box", 0, PvmMboxDefault));
+	pvm_delinfo("an2-test-multi", i1, PvmMboxDefault);
+	pvm_delinfo("an2-test-multi", i2, PvmMboxDefault);
+	printf("putinfo bad name: %d\n", pvm_putinfo("", box, 0));
+
+	/* packf / unpackf */
+	double dd[4] = { 1.5, -2.25, 3.0, 4.75 }, dback[2] = { 0, 0 };
+	short hh = -3, hback = 0;
+	long ll = 123456, lback = 0;
+	int pk = pvm_packf("%+ %d %hd %ld %s %2.2lf %c", PvmDataRaw, 42, hh, ll, "fmt", dd, 'z');
+	printf("packf: %d\n", pk);
+	pvm_setrbuf(pvm_getsbuf());
+	int iback = 0;
+	char sback[8] = "", cback = 0;
+	int uk = pvm_unpackf("%d %hd %ld %s %2lf %c", &iback, &hback, &lback, sback, dback, &cback);
+	printf("unpackf: %d values %d %d %ld %s %g %g %c\n", uk, iback, hback, lback, sback, dback[0],
+	       dback[1], cback);
+	printf("packf bad conversion: %d\n", pvm_packf("%q", 1));
+
 	/* options */
 	printf("route default: %d\n", pvm_getopt(PvmRoute));
 	int was = pvm_setopt(PvmRoute, PvmDontRoute);
