@@ -219,6 +219,23 @@ static void fake_pvmd(int lfd, const char *how)
 	send_frame(fd, 1, 2, 0, 0x10000000, &o, 1, -1);                /* good, in two frags */
 	o.n = 0; o32(&o, 43);
 	send_frame(fd, 2, 0, 0, 0, &o, 0, -1);
+	if (!strcmp(how, "fake-random")) {
+		/* thousands of frames with random flags, tags, encodings and bodies */
+		srand(12345);
+		for (int i = 0; i < 3000; i++) {
+			o.n = 0;
+			int words = rand() % 40;
+			for (int k = 0; k < words; k++)
+				o32(&o, rand() % 7 == 0 ? 0xffffffffu : (uint32_t)rand() % 64);
+			static const uint32_t encs[] = { 0x10000000, 0x408c41, 0x20000000, 7 };
+			send_frame(fd, rand() % 4, rand() % 4, rand() % 3 == 0 ? SYSCTX_TC : 0,
+			           encs[rand() % 4], &o, rand() % 2, -1);
+		}
+		usleep(200000);
+		close(fd);
+		usleep(200000);
+		_exit(0);
+	}
 	usleep(200000);
 	if (!strcmp(how, "fake-corrupt"))
 		send_frame(fd, 3, 4, 0, 0x10000000, NULL, 1, 0x7fffffff);   /* absurd length */
@@ -253,6 +270,28 @@ static void fake(const char *how)
 		fake_pvmd(lfd, how);
 	close(lfd);
 	EXPECT(pvm_mytid(), 0x40001);
+	if (!strcmp(how, "fake-random")) {
+		/* take whatever survives and unpack it every which way: errors, never a crash */
+		int n = 0, cc;
+		while ((cc = pvm_recv(-1, -1)) > 0) {
+			n++;
+			int iv[8];
+			double dv[4];
+			char sv[300];
+			long lv[8];   /* 4 elements at stride 2 */
+			pvm_upkint(iv, 8, 1);
+			pvm_upkdouble(dv, 4, 1);
+			pvm_upkstr(sv);
+			pvm_upklong(lv, 4, 2);
+			pvm_upkbyte(sv, 100, 3);
+		}
+		EXPECT(cc, PvmSysErr);
+		printf("fake-random: %d messages survived the garbage\n", n);
+		waitpid(pid, NULL, 0);
+		unlink(path);
+		unlink(file);
+		return;
+	}
 	int mid = pvm_recv(-1, 1);
 	EXPECT(mid > 0, 1);
 	char s[2000];

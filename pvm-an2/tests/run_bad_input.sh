@@ -28,3 +28,4 @@ wait "$client" || pvm_env_fail "blocked receive did not report PvmSysErr"
 # a fake pvmd with malformed traffic (it takes the real one's place in PVM_TMP)
 timeout 20 "$bindir/bad_input" fake-corrupt
 timeout 20 "$bindir/bad_input" fake-close
+timeout 30 "$bindir/bad_input" fake-random
