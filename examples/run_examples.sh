@@ -102,6 +102,19 @@ for f in "$results/$ref"/[!c]*; do
 		echo "ok: $n ($(head -c 60 "$f" | tr '\n' ' '))"
 	fi
 done
+# the same behaviour must also be the right one (not the same failure twice)
+expect() {   # expect <result> <text>
+	grep -qF -- "$2" "$results/$ours/$1" || { echo "FAIL: $1 lacks \"$2\"" >&2; status=1; }
+}
+expect hello "hello, world from"
+expect master1 "SUCCESSFUL"
+expect spmd "token ring done"
+expect timing "RTT Avg uSec"
+expect inherita-inherit1 "END - sent from inheritN"
+expect inheritb "received from Nnd inheritN"
+expect task1-2 "you are service request number N"
+expect task_end "exit 0"
+expect task0 "handled N service requests"
 if [ "$mode" = rebuilt ] && [ "$(cat "$results/$ours/spmd4")" != 1 ]; then
 	echo "FAIL: the ring of 4 spmd tasks did not finish" >&2
 	status=1
