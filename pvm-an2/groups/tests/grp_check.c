@@ -8,12 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pvm3.h>
 
 extern int pvm_errno;   /* exported by every libpvm3, not declared by <pvm3.h> */
 
-enum { TAG_REPORT = 90, TAG_BCAST = 91, TAG_SCATTER = 93, TAG_REDUCE = 200 };
+enum { TAG_REPORT = 90, TAG_BCAST = 91, TAG_SCATTER = 93, TAG_JOINED = 94, TAG_REDUCE = 200 };
 enum { COUNT = 3, CHUNK = 4, LOOPS = 20, REPORT_WAIT_SEC = 90 };
 
 static int parent_tid, my_tid, nworkers, my_inst;
@@ -336,6 +337,62 @@ static void worker(void)
 	report(1, "ok (instance %d)", my_inst);
 }
 
+static int wait_for_size(const char *g, int want)
+{
+	int size = -1;
+	for (int i = 0; i < 500 && size != want; i++) {
+		size = pvm_gsize((char *)g);
+		if (size != want) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return size;
+}
+
+/* A member that exits without leaving is taken out of its groups by pvmgs. */
+static int dead_member(const char *program)
+{
+	char g[80];
+	snprintf(g, sizeof g, "%s-dead", group);
+	int inst = pvm_joingroup(g);
+	char *args[] = { "join-and-exit", g, NULL };
+	int tid = 0;
+	if (inst != 0 || pvm_spawn((char *)program, args, PvmTaskDefault, NULL, 1, &tid) != 1) {
+		printf("FAIL: dead member: join %d, spawn t%x\n", inst, tid);
+		return 0;
+	}
+	int grew = pvm_recv(tid, TAG_JOINED) > 0 ? pvm_gsize(g) : -1;
+	pvm_initsend(PvmDataDefault);
+	pvm_send(tid, TAG_JOINED);   /* now exit */
+	int shrank = wait_for_size(g, 1);
+	printf("member exiting without leaving (%s): group grew to %d, then %d\n", program, grew, shrank);
+	pvm_lvgroup(g);
+	return grew == 2 && shrank == 1;
+}
+
+/* With pvmgs killed, a barrier that can never complete fails instead of hanging. */
+static int dead_server(void)
+{
+	char g[80];
+	snprintf(g, sizeof g, "%s-orphan", group);
+	int inst = pvm_joingroup(g);
+	int saved = pvm_setrbuf(0), server = 0;
+	int buf = pvm_recvinfo("pvmgs", 0, PvmMboxDefault);
+	if (buf > 0) {
+		pvm_setrbuf(buf);
+		pvm_upkint(&server, 1, 1);
+		pvm_freebuf(pvm_setrbuf(saved));
+	}
+	if (inst != 0 || server <= 0 || pvm_kill(server) < 0) {
+		printf("FAIL: dead server: join %d, pvmgs t%x\n", inst, server);
+		return 0;
+	}
+	int cc = pvm_barrier(g, 2);
+	printf("barrier after pvmgs died: %s\n", cc == PvmSysErr ? "PvmSysErr" : "unexpected");
+	return cc == PvmSysErr;
+}
+
 static int master(int n, char **programs, int nprograms)
 {
 	int tids[64];
@@ -379,7 +436,8 @@ static int master(int n, char **programs, int nprograms)
 	pvm_setopt(PvmAutoErr, 0);
 	int size = pvm_gsize((char *)group);
 	printf("group after all left: %s\n", size == PvmNoGroup ? "gone" : "still there");
-	return passed == n && reported == n && size == PvmNoGroup ? 0 : 1;
+	int ok = passed == n && reported == n && size == PvmNoGroup;
+	return ok && dead_member(programs[nprograms - 1]) && dead_server() ? 0 : 1;
 }
 
 /* Exits 77 when pvm_putinfo is missing from this libpvm3 (PvmNotImpl): no pvmgs then.
@@ -413,8 +471,30 @@ static int probe(void)
 	return 0;
 }
 
+/* Without a pvmd every group call fails at once with an error (no hang, no crash). */
+static int no_pvmd(void)
+{
+	pvm_setopt(PvmAutoErr, 0);
+	int x = 1, bad = 0;
+	bad += pvm_joingroup("g") >= 0;
+	bad += pvm_lvgroup("g") >= 0;
+	bad += pvm_gsize("g") >= 0;
+	bad += pvm_gettid("g", 0) >= 0;
+	bad += pvm_getinst("g", 1) >= 0;
+	bad += pvm_barrier("g", 1) >= 0;
+	bad += pvm_bcast("g", 1) >= 0;
+	bad += pvm_freezegroup("g", 1) >= 0;
+	bad += pvm_reduce(PvmSum, &x, 1, PVM_INT, 1, "g", 0) >= 0;
+	bad += pvm_scatter(&x, &x, 1, PVM_INT, 1, "g", 0) >= 0;
+	bad += pvm_gather(&x, &x, 1, PVM_INT, 1, "g", 0) >= 0;
+	printf("without a pvmd: %d group calls did not fail\n", bad);
+	return bad != 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "nopvmd") == 0)
+		return no_pvmd();
 	my_tid = pvm_mytid();
 	if (my_tid < 0)
 		return 1;
@@ -427,6 +507,11 @@ int main(int argc, char **argv)
 	} else if (argc >= 5 && strcmp(argv[1], "master") == 0) {
 		group = argv[3];
 		rc = master(atoi(argv[2]), argv + 4, argc - 4);
+	} else if (argc == 3 && strcmp(argv[1], "join-and-exit") == 0) {
+		rc = pvm_joingroup(argv[2]) < 0;
+		pvm_initsend(PvmDataDefault);
+		pvm_send(parent_tid, TAG_JOINED);
+		pvm_recv(parent_tid, TAG_JOINED);   /* and exits without pvm_lvgroup */
 	} else if (argc == 2 && strcmp(argv[1], "probe") == 0) {
 		rc = probe();
 	} else {
