@@ -60,6 +60,10 @@ run_set() {
 			grep -Ev '^$|^-+$|^Suppressions used:|^ +count +bytes|^ +[0-9]+ +[0-9]+ |Note: The following floating-point' \
 				"$PVM_WORK/err" | normalize > "$results/$set/$prog.err" || true
 		done
+		# spawned tasks write to the pvmd's log: a sanitizer report there fails the test too
+		if grep -E "Sanitizer|runtime error" "$PVM_TMP"/pvml.* >&2; then
+			pvm_env_fail "$set: a sanitizer report from a spawned task (above)"
+		fi
 	)
 }
 

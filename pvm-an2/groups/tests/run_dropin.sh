@@ -44,6 +44,9 @@ run_set() {
 			{ echo "exit $rc"; normalize < "$PVM_WORK/out" | { grep -v "Sum of Squares" || true; } | sort; } > "$results/$name/$prog"
 			head -5 "$PVM_WORK/err" > "$results/$name/$prog.err"
 		done
+		if grep -E "Sanitizer|runtime error" "$PVM_TMP"/pvml.* >&2; then
+			pvm_env_fail "$name: a sanitizer report from a spawned task (above)"
+		fi
 	)
 }
 

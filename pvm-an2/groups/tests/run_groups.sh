@@ -26,6 +26,10 @@ cat "$PVM_WORK/out"
 [ -s "$PVM_WORK/err" ] && { echo "--- stderr:"; cat "$PVM_WORK/err"; } >&2
 [ "$rc" -eq 0 ] || { cat "$PVM_TMP/pvmd.out" >&2 || true; pvm_env_fail "grp_check ($mode) exited $rc"; }
 [ "$(grep -c ': ok (instance' "$PVM_WORK/out")" -eq 8 ] || pvm_env_fail "not all 8 workers passed"
+# spawned tasks write to the pvmd's log: a sanitizer report there fails the test too
+if grep -E "Sanitizer|runtime error" "$PVM_TMP"/pvml.* >&2; then
+	pvm_env_fail "a sanitizer report from a spawned task (above)"
+fi
 # no pvmd (an empty PVM_TMP): every group call fails promptly
 PVM_TMP=$PVM_WORK timeout 20 "$bindir/$master" nopvmd || pvm_env_fail "group calls without a pvmd"
 echo "ok: $mode, 8 workers"
