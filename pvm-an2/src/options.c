@@ -58,6 +58,32 @@ static int tell_pvmd(int what, int val)
 	return cc;
 }
 
+/* PvmNoReset: a task that survives a console reset says so with an entry (its tid) in the
+ * PVMNORESETCLASS mailbox, as stock does; clearing the option removes the entry. */
+static int no_reset_entry(int on)
+{
+	static int index = -1;
+	if (on && index < 0) {
+		int mid = pvm_mkbuf(PvmDataDefault);
+		if (mid < 0)
+			return mid;
+		int me = lpvm.mytid;
+		int cc = lpvm_pack_int(msg_lookup(mid), me);
+		if (!cc)
+			cc = pvm_putinfo(PVMNORESETCLASS, mid, PvmMboxMultiInstance);
+		pvm_freebuf(mid);
+		if (cc < 0)
+			return cc;
+		index = cc;
+	} else if (!on && index >= 0) {
+		int cc = pvm_delinfo(PVMNORESETCLASS, index, PvmMboxDefault);
+		index = -1;
+		if (cc < 0)
+			return cc;
+	}
+	return 0;
+}
+
 static int set_int(int *slot, int val)
 {
 	int old = *slot;
@@ -126,7 +152,9 @@ int pvm_setopt(int what, int val)
 	case PvmNoReset:
 		if (lpvm.mytid < 0)
 			break;
-		return set_int(&lpvm.no_reset, val);   /* the mbox entry it needs comes with issue 6 */
+		if ((cc = no_reset_entry(val)) < 0)
+			return lpvm_error("pvm_setopt", cc);
+		return set_int(&lpvm.no_reset, val);
 	case PvmPollType: case PvmPollTime:
 		return lpvm_error("pvm_setopt", PvmNotImpl);
 	default:

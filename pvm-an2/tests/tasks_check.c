@@ -336,6 +336,13 @@ int main(int argc, char **argv)
 	printf("option unknown: %d %d\n", unk, pvm_setopt(99, 1));
 	printf("resvtids: %d\n", pvm_setopt(PvmResvTids, 1));
 	printf("showtids: %d\n", pvm_setopt(PvmShowTids, 1));
+	int nr = pvm_setopt(PvmNoReset, 1);
+	int ncl2 = 0;
+	struct pvmmboxinfo *cl2;
+	pvm_getmboxinfo(PVMNORESETCLASS, &ncl2, &cl2);
+	printf("noreset: %d now %d, registered %d\n", nr, pvm_getopt(PvmNoReset),
+	       ncl2 == 1 && cl2[0].mi_nentries == 1 && cl2[0].mi_owners[0] == me);
+	printf("noreset off: %d\n", pvm_setopt(PvmNoReset, 0));
 	printf("version: %s\n", pvm_version());
 	pvm_perror("tasks_check");
 	printf("exit: %d\n", pvm_exit());
