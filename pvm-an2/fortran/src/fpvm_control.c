@@ -31,7 +31,7 @@ void pvmfcatchout_(int *onoff, int *info) { *info = pvm_catchout(*onoff ? stdout
 /* A call taking one string: *out = call(C string), or PvmNoMem. */
 #define WITH_STRING(f, len, out, call)                      \
 	do {                                                    \
-		char *s_ = f2c_string(f, len);                      \
+		char *s_ = fpvm_cstring(f, len);                      \
 		*(out) = s_ ? (call) : PvmNoMem;                    \
 		free(s_);                                           \
 	} while (0)
@@ -39,9 +39,9 @@ void pvmfcatchout_(int *onoff, int *info) { *info = pvm_catchout(*onoff ? stdout
 void pvmfspawn_(char *task, int *flag, char *where, int *ntask, int *tids, int *numt,
                 flen_t task_len, flen_t where_len)
 {
-	char *t = f2c_string(task, task_len);
+	char *t = fpvm_cstring(task, task_len);
 	/* a where of "*" (or blank) means anywhere */
-	char *w = where_len && where[0] != '*' ? f2c_string(where, where_len) : NULL;
+	char *w = where_len && where[0] != '*' ? fpvm_cstring(where, where_len) : NULL;
 	if (!t || (where_len && where[0] != '*' && !w))
 		*numt = PvmNoMem;
 	else
@@ -52,7 +52,7 @@ void pvmfspawn_(char *task, int *flag, char *where, int *ntask, int *tids, int *
 
 void pvmfaddhost_(char *host, int *info, flen_t host_len)
 {
-	char *h = f2c_string(host, host_len);
+	char *h = fpvm_cstring(host, host_len);
 	int one = 0;
 	*info = h ? pvm_addhosts(&h, 1, &one) : PvmNoMem;
 	if (*info >= 0)
@@ -62,7 +62,7 @@ void pvmfaddhost_(char *host, int *info, flen_t host_len)
 
 void pvmfdelhost_(char *host, int *info, flen_t host_len)
 {
-	char *h = f2c_string(host, host_len);
+	char *h = fpvm_cstring(host, host_len);
 	int one = 0;
 	*info = h ? pvm_delhosts(&h, 1, &one) : PvmNoMem;
 	if (*info >= 0)
@@ -82,7 +82,7 @@ void pvmfarchcode_(char *arch, int *code, flen_t arch_len)
 
 void pvmfperror_(char *msg, int *info, flen_t msg_len)
 {
-	char *m = f2c_string_raw(msg, msg_len);   /* printed as given, blanks and all */
+	char *m = fpvm_cstring_raw(msg, msg_len);   /* printed as given, blanks and all */
 	*info = m ? pvm_perror(m) : PvmNoMem;
 	free(m);
 }
@@ -100,7 +100,7 @@ void pvmfhostsync_(int *host, int *clksec, int *clkusec, int *deltasec, int *del
 /* The pvmd's arguments, separated by blanks in one string. */
 void pvmfstartpvmd_(char *args, int *block, int *info, flen_t args_len)
 {
-	char *line = f2c_string(args, args_len);
+	char *line = fpvm_cstring(args, args_len);
 	char **argv = calloc(args_len / 2 + 2, sizeof *argv);
 	if (!line || !argv) {
 		*info = PvmNoMem;
@@ -158,8 +158,8 @@ void pvmfconfig_(int *nhost, int *narch, int *dtid, char *name, char *arch, int 
 	if (config_cycle.count > 0) {
 		struct pvmhostinfo *h = &config_cycle.hosts[config_cycle.next++];
 		*dtid = h->hi_tid;
-		c2f_string(name, name_len, h->hi_name);
-		c2f_string(arch, arch_len, h->hi_arch);
+		fpvm_fstring(name, name_len, h->hi_name);
+		fpvm_fstring(arch, arch_len, h->hi_arch);
 		*speed = h->hi_speed;
 	}
 	*info = config_cycle.count > 0;   /* 1: an entry was returned (as Debian's) */
@@ -193,7 +193,7 @@ void pvmftasks_(int *where, int *ntask, int *tid, int *ptid, int *dtid, int *fla
 		*ptid = t->ti_ptid;
 		*dtid = t->ti_host;
 		*flag = t->ti_flag;
-		c2f_string(aout, aout_len, t->ti_a_out);
+		fpvm_fstring(aout, aout_len, t->ti_a_out);
 	}
 	*info = tasks_cycle.count > 0;   /* 1: an entry was returned (as Debian's) */
 	if (tasks_cycle.next >= tasks_cycle.count)

@@ -7,7 +7,7 @@
 /* A group call: *out = call(C group name), or PvmNoMem. */
 #define WITH_GROUP(f, len, out, call)                       \
 	do {                                                    \
-		char *g_ = f2c_string(f, len);                      \
+		char *g_ = fpvm_cstring(f, len);                      \
 		*(out) = g_ ? (call) : PvmNoMem;                    \
 		free(g_);                                           \
 	} while (0)

@@ -5,21 +5,21 @@
 
 void pvmfputinfo_(char *name, int *bufid, int *flags, int *index, flen_t name_len)
 {
-	char *n = f2c_string(name, name_len);
+	char *n = fpvm_cstring(name, name_len);
 	*index = n ? pvm_putinfo(n, *bufid, *flags) : PvmNoMem;
 	free(n);
 }
 
 void pvmfrecvinfo_(char *name, int *index, int *flags, int *bufid, flen_t name_len)
 {
-	char *n = f2c_string(name, name_len);
+	char *n = fpvm_cstring(name, name_len);
 	*bufid = n ? pvm_recvinfo(n, *index, *flags) : PvmNoMem;
 	free(n);
 }
 
 void pvmfdelinfo_(char *name, int *index, int *flags, int *info, flen_t name_len)
 {
-	char *n = f2c_string(name, name_len);
+	char *n = fpvm_cstring(name, name_len);
 	*info = n ? pvm_delinfo(n, *index, *flags) : PvmNoMem;
 	free(n);
 }
@@ -39,7 +39,7 @@ void pvmfgetmboxinfo_(char *pattern, char *name, int *nclasses, int *nentries, i
 	if (*nclasses == -1)
 		mbox_cycle.count = 0;
 	if (mbox_cycle.count == 0) {
-		char *p = f2c_string(pattern, pattern_len);
+		char *p = fpvm_cstring(pattern, pattern_len);
 		int cc = p ? pvm_getmboxinfo(p, &mbox_cycle.count, &mbox_cycle.classes) : PvmNoMem;
 		free(p);
 		if (cc < 0 || mbox_cycle.count <= 0) {
@@ -50,7 +50,7 @@ void pvmfgetmboxinfo_(char *pattern, char *name, int *nclasses, int *nentries, i
 		mbox_cycle.next = 0;
 	}
 	struct pvmmboxinfo *c = &mbox_cycle.classes[mbox_cycle.next++];
-	c2f_string(name, name_len, c->mi_name);
+	fpvm_fstring(name, name_len, c->mi_name);
 	*nentries = c->mi_nentries;
 	for (int i = 0; i < c->mi_nentries; i++) {
 		indices[i] = c->mi_indices[i];

@@ -4,7 +4,7 @@
 
 #include "fstring.h"
 
-char *f2c_string_raw(const char *f, flen_t len)
+char *fpvm_cstring_raw(const char *f, flen_t len)
 {
 	char *s = malloc(len + 1);
 	if (s) {
@@ -15,14 +15,14 @@ char *f2c_string_raw(const char *f, flen_t len)
 	return s;
 }
 
-char *f2c_string(const char *f, flen_t len)
+char *fpvm_cstring(const char *f, flen_t len)
 {
 	while (len > 0 && f[len - 1] == ' ')
 		len--;
-	return f2c_string_raw(f, len);
+	return fpvm_cstring_raw(f, len);
 }
 
-void c2f_string(char *f, flen_t len, const char *s)
+void fpvm_fstring(char *f, flen_t len, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 	if (n > len)

@@ -8,10 +8,10 @@
 typedef size_t flen_t;   /* a hidden CHARACTER length (gfortran >= 8) */
 
 /* A malloc'ed C copy without the trailing blanks Fortran pads with; NULL if out of memory. */
-char *f2c_string(const char *f, flen_t len);
+char *fpvm_cstring(const char *f, flen_t len);
 /* The same with the blanks kept (what pvmfperror prints). */
-char *f2c_string_raw(const char *f, flen_t len);
+char *fpvm_cstring_raw(const char *f, flen_t len);
 /* Copies s into the Fortran variable f of length len, padding with blanks (truncating). */
-void c2f_string(char *f, flen_t len, const char *s);
+void fpvm_fstring(char *f, flen_t len, const char *s);
 
 #endif
