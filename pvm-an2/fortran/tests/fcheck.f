@@ -243,12 +243,12 @@ c     a group of two with the child
       call pvmfbarrier('fcg', -1, info)
       call pvmflvgroup('fcg', info)
       print *, 'lvgroup', info
-      call pvmflvgroup('fcg', info)
-      print *, 'lvgroup again', info
-c     the child's exit, announced
+c     the child's exit, announced (it left the group before)
       call pvmfrecv(-1, 99, bufid)
       call pvmfunpack(INTEGER4, tid, 1, 1, info)
       print *, 'exit notified', (tid .eq. child)
+      call pvmflvgroup('fcg', info)
+      print *, 'lvgroup again', info
 c     odds and ends
       call pvmfperror('fcheck pvmfperror ', info)
       print *, 'perror', info
