@@ -21,8 +21,13 @@ pvm_env_pids() {
 
 pvm_env_stop() {
 	local status=$? leftovers="" pids n
-	trap - EXIT
+	trap - EXIT TERM
 	set +e
+	if [ -n "${PVM_ENV_WATCHDOG:-}" ]; then   # its sleep first, then itself (by pid)
+		pkill -P "$PVM_ENV_WATCHDOG" 2>/dev/null
+		kill "$PVM_ENV_WATCHDOG" 2>/dev/null
+		wait "$PVM_ENV_WATCHDOG" 2>/dev/null
+	fi
 	if [ -n "${PVMD_PID:-}" ] && kill -0 "$PVMD_PID" 2>/dev/null; then
 		kill -TERM "$PVMD_PID" 2>/dev/null   # pvmd kills its tasks and removes its files
 		for n in $(seq 50); do kill -0 "$PVMD_PID" 2>/dev/null || break; sleep 0.1; done
@@ -64,6 +69,18 @@ pvm_env_start() {
 	PVM_WORK=$PVM_TMP/work   # the test's own scratch files; removed without complaint
 	mkdir "$PVM_WORK"
 	trap pvm_env_stop EXIT
+	trap 'exit 143' TERM
+	# A test that hangs is failed and cleaned up here, before ctest's timeout would kill it
+	# without running this trap: after PVM_ENV_LIMIT seconds (default 100) the watchdog kills
+	# our tasks (which unblocks the script) and then the script.
+	local limit=${PVM_ENV_LIMIT:-100} script=$BASHPID   # (the subshell, if we run in one)
+	(
+		env -u PVM_VMID sleep "$limit"
+		echo "FAIL: test still running after ${limit}s" >&2
+		kill -TERM "$script" 2>/dev/null
+		for n in $(pvm_env_pids); do [ "$n" != "$script" ] && kill -KILL "$n" 2>/dev/null; done
+	) &
+	PVM_ENV_WATCHDOG=$!
 	echo "* ep=$ep" > "$PVM_TMP/hostfile"
 	# the pvmd must run on Debian's libpvm3: keep our library paths away from it
 	env -u LD_LIBRARY_PATH -u LD_PRELOAD pvmd "$PVM_TMP/hostfile" </dev/null >"$PVM_TMP/pvmd.out" 2>&1 &
