@@ -1,7 +1,10 @@
 /* Calls of <pvm3.h> that belong to part 2 (issue 6): they answer PvmNotImpl for now, so
- * that programs linked to Debian's libpvm3 load on the drop-in library (BIND_NOW). */
+ * that programs linked to Debian's libpvm3 load on the drop-in library (BIND_NOW). The group
+ * calls and PvmSum & co. are not here: like Debian's, they live in the group library. */
 #include <stdio.h>   /* before <pvm3.h>: it declares pvm_catchout only when FILE is known */
 #include <stdlib.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "an2pvm.h"
 
@@ -9,21 +12,10 @@
 
 int pvm_addmhf(int src, int tag, int ctx, int (*f)(int)) { (void)src; (void)tag; (void)ctx; (void)f; return NOT_YET("pvm_addmhf"); }
 int pvm_delmhf(int mhid) { (void)mhid; return NOT_YET("pvm_delmhf"); }
-int pvm_barrier(char *g, int n) { (void)g; (void)n; return NOT_YET("pvm_barrier"); }
-int pvm_bcast(char *g, int tag) { (void)g; (void)tag; return NOT_YET("pvm_bcast"); }
 int pvm_catchout(FILE *f) { (void)f; return NOT_YET("pvm_catchout"); }
 int pvm_export(char *n) { (void)n; return NOT_YET("pvm_export"); }
 int pvm_unexport(char *n) { (void)n; return NOT_YET("pvm_unexport"); }
-int pvm_freezegroup(char *g, int n) { (void)g; (void)n; return NOT_YET("pvm_freezegroup"); }
-int pvm_gather(void *r, void *d, int c, int t, int m, char *g, int root) { (void)r; (void)d; (void)c; (void)t; (void)m; (void)g; (void)root; return NOT_YET("pvm_gather"); }
-int pvm_scatter(void *r, void *d, int c, int t, int m, char *g, int root) { (void)r; (void)d; (void)c; (void)t; (void)m; (void)g; (void)root; return NOT_YET("pvm_scatter"); }
-int pvm_reduce(void (*f)(int *, void *, void *, int *, int *), void *d, int c, int t, int m, char *g, int root) { (void)f; (void)d; (void)c; (void)t; (void)m; (void)g; (void)root; return NOT_YET("pvm_reduce"); }
 int pvm_getfds(int **fds) { (void)fds; return NOT_YET("pvm_getfds"); }
-int pvm_getinst(char *g, int tid) { (void)g; (void)tid; return NOT_YET("pvm_getinst"); }
-int pvm_gettid(char *g, int inst) { (void)g; (void)inst; return NOT_YET("pvm_gettid"); }
-int pvm_gsize(char *g) { (void)g; return NOT_YET("pvm_gsize"); }
-int pvm_joingroup(char *g) { (void)g; return NOT_YET("pvm_joingroup"); }
-int pvm_lvgroup(char *g) { (void)g; return NOT_YET("pvm_lvgroup"); }
 int pvm_getnoresets(int **t, int *n) { (void)t; (void)n; return NOT_YET("pvm_getnoresets"); }
 int pvm_hostsync(int h, struct timeval *c, struct timeval *d) { (void)h; (void)c; (void)d; return NOT_YET("pvm_hostsync"); }
 int pvm_reg_hoster(void) { return NOT_YET("pvm_reg_hoster"); }
@@ -35,12 +27,9 @@ int pvm_delete(char *n, int r) { (void)n; (void)r; return NOT_YET("pvm_delete");
 int pvm_insert(char *n, int r, int d) { (void)n; (void)r; (void)d; return NOT_YET("pvm_insert"); }
 int pvm_lookup(char *n, int r, int *d) { (void)n; (void)r; (void)d; return NOT_YET("pvm_lookup"); }
 
-void PvmMax(int *t, void *a, void *b, int *n, int *i) { (void)t; (void)a; (void)b; (void)n; *i = PvmNotImpl; }
-void PvmMin(int *t, void *a, void *b, int *n, int *i) { (void)t; (void)a; (void)b; (void)n; *i = PvmNotImpl; }
-void PvmSum(int *t, void *a, void *b, int *n, int *i) { (void)t; (void)a; (void)b; (void)n; *i = PvmNotImpl; }
-void PvmProduct(int *t, void *a, void *b, int *n, int *i) { (void)t; (void)a; (void)b; (void)n; *i = PvmNotImpl; }
 
-/* Debian's library exports these helpers and some example binaries call them. */
+/* Debian's library exports these helpers and some of its programs (the pvm console, the
+ * bandwidth tests, libfpvm3) call them. */
 int pvmdisplaymhfinfo(char *who, char *msg, int tid);
 int pvmdisplaymhfinfo(char *who, char *msg, int tid) { (void)who; (void)msg; (void)tid; return 0; }
 
@@ -61,3 +50,25 @@ int pvm_gettmask(int who, char *tmask);
 int pvm_gettmask(int who, char *tmask) { (void)who; (void)tmask; return NOT_YET("pvm_gettmask"); }
 int pvm_settmask(int who, char *tmask);
 int pvm_settmask(int who, char *tmask) { (void)who; (void)tmask; return NOT_YET("pvm_settmask"); }
+
+int pvmsleep(int secs);
+int pvmsleep(int secs)
+{
+	return secs > 0 ? (int)sleep((unsigned)secs) : 0;
+}
+
+int pvmgetclock(struct timeval *tv);
+int pvmgetclock(struct timeval *tv)
+{
+	return tv ? gettimeofday(tv, NULL) : -1;
+}
+
+int pvmlogerror(char *s);
+int pvmlogerror(char *s)
+{
+	if (lpvm.mytid == -1)
+		fprintf(stderr, "libpvm [pid%d]: %s", (int)getpid(), s ? s : "");
+	else
+		fprintf(stderr, "libpvm [t%x]: %s", (unsigned)lpvm.mytid, s ? s : "");
+	return 0;
+}
