@@ -132,6 +132,13 @@ int  an2_sleep_prepare(an2_ep *ep);
 void an2_sleep_finish(an2_ep *ep);
 int  an2_irq_fd(const an2_ep *ep);           /* readable after an interrupt */
 
+/* The registry: names this endpoint (name != 0; a PVM task uses its tid) so that other tasks
+ * find it: -EADDRINUSE if another endpoint holds the name. The name dies with the endpoint.
+ * Lookup fills *endpoint_id for a name, -ESRCH if no open endpoint holds it. Both ask an2d
+ * (a round trip on the control socket; VC-open answers met meanwhile are kept). */
+int an2_register_name(an2_ep *ep, uint32_t name);
+int an2_lookup_name(an2_ep *ep, uint32_t name, uint32_t *endpoint_id);
+
 /* "itf.vpi.vci" <-> numbers, with linux-atm's text2atm/atm2text. */
 int an2_addr_format(char *buf, size_t len, uint16_t itf, uint16_t vpi, uint16_t vci);
 int an2_addr_parse(const char *text, uint16_t *itf, uint16_t *vpi, uint16_t *vci);

@@ -20,6 +20,10 @@ enum an2_ctl_op {
     AN2_CTL_VC_CLOSE = 4,  /* -> R_CLOSE */
     AN2_CTL_STATS = 5,     /* -> R_STATS header + records */
     AN2_CTL_STOP = 6,      /* -> R_STOP, then an2d exits */
+    AN2_CTL_REGISTER = 7,  /* -> R_REGISTER: gives this endpoint the name req.name (e.g. a
+                            *    PVM tid); -EADDRINUSE if another endpoint holds it */
+    AN2_CTL_LOOKUP = 8,    /* -> R_LOOKUP: endpoint_id of the endpoint named req.name,
+                            *    -ESRCH if none */
 
     AN2_CTL_R_OPEN = 101,
     AN2_CTL_R_VC = 102,
@@ -28,6 +32,8 @@ enum an2_ctl_op {
     AN2_CTL_R_STATS = 105,
     AN2_CTL_R_STOP = 106,
     AN2_CTL_R_ERROR = 107, /* a request refused before it was understood (e.g. version) */
+    AN2_CTL_R_REGISTER = 108,
+    AN2_CTL_R_LOOKUP = 109,
 };
 
 struct an2_ctl_req {
@@ -40,7 +46,7 @@ struct an2_ctl_req {
     uint32_t max_vcs;   /* OPEN: 0 = default */
     uint32_t tx_slots;  /* OPEN: 0 = default */
     uint32_t rx_slots;  /* OPEN: 0 = default */
-    uint32_t reserved;
+    uint32_t name;      /* REGISTER, LOOKUP: an endpoint's name (never 0) */
 };
 static_assert(sizeof(struct an2_ctl_req) == 40, "request layout");
 
@@ -84,6 +90,8 @@ struct an2_stat_ep {
     int32_t  pid;
     uint32_t max_vcs, vcs_open;
     uint64_t buf_size, portion_size;
+    uint32_t name;                /* REGISTER's name (a PVM tid), 0 if none */
+    uint32_t reserved;
 };
 
 struct an2_stat_vc {

@@ -24,6 +24,20 @@ static void usage(FILE *f)
                "      --summary      one line: endpoints, vcs, routes, pending\n");
 }
 
+/* A registered name as text: PVM tasks register their tid, shown as PVM does ("t40001"). */
+static void name_text(char *buf, size_t len, uint32_t name)
+{
+    snprintf(buf, len, name ? "t%x" : "-", name);
+}
+
+static uint32_t name_of(const struct an2_stat_ep *eps, uint32_t n, uint32_t endpoint_id)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (eps[i].endpoint_id == endpoint_id)
+            return eps[i].name;
+    return 0;
+}
+
 static int fetch(const char *path, char *buf, size_t len, size_t *got)
 {
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -121,21 +135,31 @@ int main(int argc, char **argv)
                    (unsigned long long)s.drops);
     }
     if (eps)
-        printf("\nEndpoints\n%-9s %8s %8s %8s %14s %14s\n", "ENDPOINT", "PID", "VCS", "MAX_VCS",
-               "BUF_BYTES", "PORTION_BYTES");
+        printf("\nEndpoints\n%-9s %8s %8s %8s %14s %14s %-10s\n", "ENDPOINT", "PID", "VCS",
+               "MAX_VCS", "BUF_BYTES", "PORTION_BYTES", "TID");
+    struct an2_stat_ep *names = calloc(h.nendpoints ? h.nendpoints : 1, sizeof *names);
+    if (!names) {
+        fprintf(stderr, "an2stat: out of memory\n");
+        free(buf);
+        return 1;
+    }
     for (uint32_t i = 0; i < h.nendpoints; i++, p += sizeof(struct an2_stat_ep)) {
         struct an2_stat_ep s;
         memcpy(&s, p, sizeof s);
+        names[i] = s;
+        char tid[16];
+        name_text(tid, sizeof tid, s.name);
         if (eps)
-            printf("%-9u %8d %8u %8u %14llu %14llu\n", s.endpoint_id, s.pid, s.vcs_open,
+            printf("%-9u %8d %8u %8u %14llu %14llu %-10s\n", s.endpoint_id, s.pid, s.vcs_open,
                    s.max_vcs, (unsigned long long)s.buf_size,
-                   (unsigned long long)s.portion_size);
+                   (unsigned long long)s.portion_size, tid);
     }
     if (vcs)
         printf("\nVCs (controller counters of this end; switch counters of its cells)\n"
-               "%-9s %4s %-12s %8s %10s %10s %10s %10s %6s %6s %6s %6s %10s %10s %8s %6s %5s\n",
+               "%-9s %4s %-12s %8s %10s %10s %10s %10s %6s %6s %6s %6s %10s %10s %8s %6s %5s %s\n",
                "ENDPOINT", "VC", "ADDR", "PEER", "TX_PDUS", "TX_CELLS", "RX_PDUS", "RX_CELLS",
-               "CRC", "LEN", "PROT", "ABORT", "SW_IN", "SW_OUT", "STALLS", "DROPS", "BUF");
+               "CRC", "LEN", "PROT", "ABORT", "SW_IN", "SW_OUT", "STALLS", "DROPS", "BUF",
+               "PVM_TASKS");
     for (uint32_t i = 0; i < h.nvcs; i++, p += sizeof(struct an2_stat_vc)) {
         struct an2_stat_vc s;
         memcpy(&s, p, sizeof s);
@@ -144,18 +168,24 @@ int main(int argc, char **argv)
         char addr[AN2_ADDR_LEN], peer[16];
         an2_addr_format(addr, sizeof addr, s.itf, s.vpi, s.vci);
         snprintf(peer, sizeof peer, s.peer_gone ? "%u-gone" : "%u", s.peer_id);
+        char mine[16], theirs[16], tasks[48] = "-";
+        name_text(mine, sizeof mine, name_of(names, h.nendpoints, s.endpoint_id));
+        name_text(theirs, sizeof theirs, name_of(names, h.nendpoints, s.peer_id));
+        if (name_of(names, h.nendpoints, s.endpoint_id))
+            snprintf(tasks, sizeof tasks, "%s<->%s", mine, theirs);
         printf("%-9u %4u %-12s %8s %10llu %10llu %10llu %10llu %6llu %6llu %6llu %6llu %10llu "
-               "%10llu %8llu %6llu %5u\n",
+               "%10llu %8llu %6llu %5u %s\n",
                s.endpoint_id, s.vc, addr, peer, (unsigned long long)s.tx_pdus,
                (unsigned long long)s.tx_cells, (unsigned long long)s.rx_pdus,
                (unsigned long long)s.rx_cells, (unsigned long long)s.crc_errors,
                (unsigned long long)s.length_errors, (unsigned long long)s.protection_errors,
                (unsigned long long)s.aborted, (unsigned long long)s.sw_cells_in,
                (unsigned long long)s.sw_cells_out, (unsigned long long)s.sw_stalls,
-               (unsigned long long)s.sw_drops, s.sw_buffered);
+               (unsigned long long)s.sw_drops, s.sw_buffered, tasks);
     }
     if (h.truncated)
         printf("(more than fits one answer: list truncated)\n");
+    free(names);
     free(buf);
     return 0;
 }

@@ -369,12 +369,14 @@ static void handle_request(struct an2_driver *drv, uint32_t slot, const struct a
         drv_vc_open(drv, slot, q->peer_id);
     } else if (q->op == AN2_CTL_VC_CANCEL) {
         drv_vc_cancel(drv, slot, q->peer_id);
+    } else if (q->op == AN2_CTL_REGISTER || q->op == AN2_CTL_LOOKUP) {
+        drv_name_request(drv, slot, q);
     } else {
         drv_vc_close(drv, slot, q->vc);
     }
 }
 
-static bool op_known(uint16_t op) { return op >= AN2_CTL_OPEN && op <= AN2_CTL_STOP; }
+static bool op_known(uint16_t op) { return op >= AN2_CTL_OPEN && op <= AN2_CTL_LOOKUP; }
 
 static void reap_doomed(struct an2_driver *drv)
 {

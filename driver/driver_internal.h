@@ -34,6 +34,7 @@ struct drv_client {
     char     why[64];      /* why it is doomed, for the log */
     pid_t    pid;
     uint32_t endpoint_id;  /* 0 until OPEN */
+    uint32_t name;         /* REGISTER's name (a PVM tid), 0 if none */
     void    *base;         /* the portion, mapped here (an2d maps every portion) */
     size_t   size;
     uint64_t buf_size;
@@ -77,6 +78,9 @@ void drv_vc_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id);
 void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc);
 /* Everything of a departing endpoint: pending requests, VCs (peers told), routes. */
 void drv_vc_release_all(struct an2_driver *drv, uint32_t slot);
+
+/* driver_names.c: REGISTER and LOOKUP */
+void drv_name_request(struct an2_driver *drv, uint32_t slot, const struct an2_ctl_req *q);
 
 /* driver_stats.c */
 void drv_stats(struct an2_driver *drv, uint32_t slot);

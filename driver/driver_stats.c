@@ -89,7 +89,8 @@ void drv_stats(struct an2_driver *drv, uint32_t slot)
         struct an2_stat_ep *se = (struct an2_stat_ep *)(msg + off);
         *se = (struct an2_stat_ep){.endpoint_id = c->endpoint_id, .pid = c->pid,
                                    .max_vcs = c->max_vcs, .vcs_open = c->vcs_open,
-                                   .buf_size = c->buf_size, .portion_size = c->size};
+                                   .buf_size = c->buf_size, .portion_size = c->size,
+                                   .name = c->name};
         off += sizeof *se;
         h->nendpoints++;
     }
