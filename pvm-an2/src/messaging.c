@@ -1,5 +1,6 @@
 /* Sending and receiving: send, mcast, psend/precv, recv, nrecv, trecv, probe, recvf. */
 #include "an2pvm.h"
+#include "an2_fastpath.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,9 @@ int lpvm_route_send(struct msg *m, int dst, int tag, int ctx)
 	m->tag = tag;
 	m->ctx = ctx;
 	m->src = lpvm.mytid;
-	int cc = t->send(t, m);
+	int cc = an2_fastpath_send(m, dst, ctx);   /* task to task: the AN2 fast path if it can */
+	if (cc == 0)
+		cc = t->send(t, m);
 	if (cc < 0)
 		return cc;
 	/* A task that only sends must still answer control requests (a stock peer blocks on
@@ -84,11 +87,16 @@ int lpvm_mcast_ctx(struct msg *m, const int *tids, int count, int tag, int ctx)
 	memcpy(dst, tids, sizeof(int) * (size_t)count);
 	qsort(dst, (size_t)count, sizeof(int), cmp_int);
 	int n = 0;
-	for (int i = 0; i < count; i++)   /* sorted, without duplicates and without us */
-		if ((n == 0 || dst[n - 1] != dst[i]) && dst[i] != lpvm.mytid)
-			dst[n++] = dst[i];
 	int cc = 0;
-	if (n > 0) {
+	for (int i = 0; i < count && cc >= 0; i++) {   /* sorted, without duplicates and us */
+		if ((i > 0 && dst[i - 1] == dst[i]) || dst[i] == lpvm.mytid)
+			continue;
+		if (an2_fastpath_wants(dst[i]))
+			cc = lpvm_route_send(m, dst[i], tag, ctx);   /* its own copy, by AN2 */
+		else
+			dst[n++] = dst[i];
+	}
+	if (n > 0 && cc >= 0) {
 		/* announce the address list (TM_MCA, no reply), then send once to the group tid */
 		struct msg *a = msg_new(ENC_XDR);
 		if (!a)
@@ -140,6 +148,9 @@ static int receive(const char *fn, int tid, int tag, const struct timeval *tmo, 
 	gettimeofday(&start, NULL);
 	int looked = 0;
 	for (;;) {
+		cc = an2_fastpath_recv_error(tid);   /* an AN2 pair lost a message: say so once */
+		if (cc)
+			return lpvm_error(fn, cc);
 		struct msg *m = rxq_take_match(tid, tag, remove);
 		if (m) {
 			if (remove) {

@@ -1,5 +1,6 @@
 /* The one receive queue all routes deliver into, and the wait loop that feeds it. */
 #include "an2pvm.h"
+#include "an2_fastpath.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -8,6 +9,12 @@
 static struct msg *head, *tail;
 
 void rxq_deliver(struct msg *m)
+{
+	if (!an2_fastpath_intercept(m))
+		rxq_enqueue(m);
+}
+
+void rxq_enqueue(struct msg *m)
 {
 	if (control_handle(m))
 		return;
@@ -106,10 +113,12 @@ static long long now_ms(void)
 }
 
 /* Lets every route move what it has; returns messages delivered or < 0. */
-static int progress_all(void)
+static int progress_all(int force_daemon)
 {
 	int got = 0;
 	for (int i = 0; i < lpvm.nroutes; i++) {
+		if (lpvm.routes[i] == lpvm.daemon && !an2_fastpath_daemon_due(force_daemon))
+			continue;   /* the fast path spins: read the pvmd socket only now and then */
 		int cc = lpvm.routes[i]->progress(lpvm.routes[i]);
 		if (cc < 0)
 			return cc;
@@ -128,11 +137,15 @@ int lpvm_pump(const struct timeval *tmo)
 		long long ms = (long long)tmo->tv_sec * 1000 + (tmo->tv_usec + 999) / 1000;
 		deadline = now_ms() + (ms < 0 ? 0 : ms);
 	}
+	int woke = 0;
 	for (;;) {
-		int got = progress_all();
+		int got = progress_all(woke);
+		woke = 0;
 		int fl = control_flush();
-		if (got != 0)
+		if (got != 0) {
+			an2_fastpath_busy();
 			return got;   /* messages first; a broken route shows again on the next call */
+		}
 		if (fl < 0)
 			return fl;
 		int wait_ms = -1;
@@ -142,6 +155,8 @@ int lpvm_pump(const struct timeval *tmo)
 				return 0;
 			wait_ms = left > 0x7fffffff ? 0x7fffffff : (int)left;
 		}
+		if (an2_fastpath_idle(deadline < 0 ? -1 : deadline * 1000))
+			continue;     /* the fast path spins or yields before anyone sleeps */
 		struct pollfd fds[MAX_TRANSPORTS * 2];
 		int nfds = 0;
 		for (int i = 0; i < lpvm.nroutes; i++) {
@@ -153,6 +168,8 @@ int lpvm_pump(const struct timeval *tmo)
 		if (nfds == 0 && wait_ms < 0)
 			return PvmSysErr;   /* nothing could ever wake us */
 		int n = poll(fds, (nfds_t)nfds, wait_ms);
+		an2_fastpath_woke();
+		woke = 1;
 		if (n < 0 && errno != EINTR)
 			return PvmSysErr;
 	}

@@ -1,5 +1,6 @@
 /* Joining and leaving the virtual machine: the TM_CONNECT/TM_CONN2 handshake, pvm_exit. */
 #include "an2pvm.h"
+#include "an2_fastpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -211,6 +212,7 @@ int lpvm_attach(void)
 	const char *ctx = getenv("PVMCTX");
 	if (ctx)
 		lpvm.ctx = (int)strtol(ctx, NULL, 0);
+	an2_fastpath_start();   /* or the daemon route alone (said once in the log) */
 	return 0;
 }
 
@@ -261,6 +263,7 @@ int pvm_exit(void)
 		fflush(stdout);
 		fflush(stderr);
 		struct msg *req = msg_new(ENC_XDR), *rep = NULL;
+		an2_fastpath_quiesce();   /* what we sent by AN2 is received before we go */
 		lpvm.exiting = 1;
 		cc = req ? call_simple(req, TM_EXIT, &rep) : PvmNoMem;
 		lpvm.exiting = 0;

@@ -1,0 +1,219 @@
+/* Setting up the AN2 fast path between two tasks: the registry look-up, REQ/NAK through the
+ * daemon route (reserved context AN2_CTX), the driver's VC rendezvous, and failures. */
+#include "route_an2.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define RETRY_LOOKUP_US 20000    /* a task not (yet) registered is looked up again after this */
+#define SETUP_WAIT_US 5000       /* the first message waits this long for the VC, then goes
+                                  * by the daemon route (a peer busy elsewhere answers late) */
+
+static int send_ctl(int tid, int tag, int value)
+{
+	struct msg *m = msg_new(ENC_XDR);
+	int cc = m ? lpvm_pack_int(m, value) : PvmNoMem;
+	if (!cc)
+		cc = lpvm_route_send(m, tid, tag, AN2_CTX);
+	msg_free(m);
+	return cc;
+}
+
+static void start_vc(struct peer *p)
+{
+	if (p->vc >= 0 || p->vc_started || p->state == PEER_DEAD)
+		return;
+	int rc = an2_vc_open_start(an2r->ep, p->ep_id);
+	if (rc != 0) {
+		p->state = PEER_PENDING;
+		an2_peer_fail(p, an2_strerror(rc), 0);
+		return;
+	}
+	p->vc_started = 1;
+	p->state = PEER_PENDING;
+	an2r->pending_opens++;
+}
+
+struct peer *an2_negotiate_for_send(int tid)
+{
+	if (!an2r || !an2r->active || tid == lpvm.mytid)
+		return NULL;
+	struct peer *p = peer_get(tid);
+	if (!p)
+		return NULL;
+	if (p->req_sent)
+		return p;
+	if (p->state == PEER_DEAD)
+		return NULL;
+	if (!p->ep_id) {
+		if (p->state == PEER_NO_AN2 && an2_now_us() < p->retry_at_ms)
+			return NULL;
+		uint32_t id = 0;
+		int rc = an2_lookup_name(an2r->ep, (uint32_t)tid, &id);
+		if (rc != 0) {
+			/* not a fast-path task (or not yet registered): never sent anything of ours */
+			p->state = PEER_NO_AN2;
+			p->retry_at_ms = an2_now_us() + RETRY_LOOKUP_US;
+			return NULL;
+		}
+		p->ep_id = id;
+		p->state = PEER_UNKNOWN;
+	}
+	/* our stream to tid switches here: the REQ marks the point in the daemon route */
+	if (send_ctl(tid, AN2_TAG_REQ, (int)an2_endpoint_id(an2r->ep)) < 0)
+		return NULL;
+	p->req_sent = 1;
+	p->an2_sent = p->dmn_sent = 0;
+	start_vc(p);
+	long long end = an2_now_us() + SETUP_WAIT_US;
+	while (p->state == PEER_PENDING && an2_now_us() < end && an2r->active) {
+		if (an2_poll_vc_answers() < 0 || lpvm.daemon->progress(lpvm.daemon) < 0)
+			break;   /* (the daemon route brings a NAK) */
+		sched_yield();
+	}
+	return p;
+}
+
+static struct peer *peer_by_endpoint(uint32_t id)
+{
+	for (int i = 0; i < 64; i++)
+		for (struct peer *p = an2r->peers[i]; p; p = p->next)
+			if (p->ep_id == id)
+				return p;
+	return NULL;
+}
+
+void an2_vc_opened(struct peer *p, const struct an2_vc_info *vi)
+{
+	p->vc = vi->vc;
+	snprintf(p->addr, sizeof p->addr, "%s", vi->addr);
+	an2r->vc_peer[vi->vc] = p;
+	if (p->state == PEER_DEAD || an2r->quiesced) {   /* too late: we are leaving */
+		p->state = PEER_DEAD;
+		an2r->vc_peer[vi->vc] = NULL;
+		an2_vc_close(an2r->ep, vi->vc);
+		p->vc = -1;
+		return;
+	}
+	p->state = PEER_OPEN;
+	if (an2_post_rx(p) != 0)
+		an2_peer_fail(p, "no receive buffers", 0);
+}
+
+int an2_poll_vc_answers(void)
+{
+	for (;;) {
+		struct an2_vc_info vi = { 0 };
+		int rc = an2_vc_open_complete(an2r->ep, &vi);
+		if (rc == 0)
+			return 0;
+		struct peer *p = vi.peer_id ? peer_by_endpoint(vi.peer_id) : NULL;
+		if (!p) {
+			if (rc == 1)
+				an2_vc_close(an2r->ep, vi.vc);   /* nobody wants it any more */
+			else if (!vi.peer_id)
+				return rc;                       /* the control socket itself failed */
+			continue;
+		}
+		if (p->vc_started) {
+			p->vc_started = 0;
+			an2r->pending_opens--;
+		}
+		if (rc == 1)
+			an2_vc_opened(p, &vi);
+		else   /* -ESRCH: it left before agreeing, nothing lost: quietly */
+			an2_peer_fail(p, rc == -ESRCH ? NULL : an2_strerror(rc), 0);
+	}
+}
+
+void an2_peer_fail(struct peer *p, const char *why, int error)
+{
+	if (p->state == PEER_DEAD)
+		return;
+	if (p->partial && !why)
+		why = "the peer's end vanished in mid-message";
+	if (p->partial)
+		error = 1;
+	if (why)
+		lpvm_log("AN2 fast path: %s on VC %s to t%x: back to the daemon route%s", why,
+		         p->vc >= 0 ? p->addr : "(not open)", (unsigned)p->tid,
+		         error ? " (the next receive from it fails)" : "");
+	if (error && !p->error_pending) {
+		p->error_pending = 1;
+		an2r->errors_pending++;
+	}
+	p->state = PEER_DEAD;
+	if (p->vc_started) {
+		p->vc_started = 0;
+		an2r->pending_opens--;
+		if (!an2r->gone)
+			an2_vc_open_cancel(an2r->ep, p->ep_id);
+	}
+	if (p->vc >= 0) {
+		an2r->vc_peer[p->vc] = NULL;
+		if (!an2r->gone)
+			an2_vc_close(an2r->ep, (uint16_t)p->vc);   /* posted buffers come back ABORTED */
+		p->vc = -1;
+	}
+	msg_free(p->partial);
+	p->partial = NULL;
+	an2_order_release(p, 1);
+}
+
+/* REQ, NAK and NOTE from a task, through the daemon route. */
+int an2_handle_daemon_ctl(struct msg *m)
+{
+	int value = 0;
+	msg_rewind(m);
+	int bad = lpvm_unpack_int(m, &value) != 0;
+	int src = m->src, tag = m->tag;
+	msg_free(m);
+	if (bad) {
+		lpvm_log("AN2 fast path: malformed control message %d from t%x dropped", tag,
+		         (unsigned)src);
+		return 1;
+	}
+	struct peer *p = an2r ? (tag == AN2_TAG_REQ ? peer_get(src) : peer_find(src)) : NULL;
+	if (tag == AN2_TAG_REQ) {
+		if (!p || !an2r->active) {
+			send_ctl(src, AN2_TAG_NAK, 0);
+			return 1;
+		}
+		if (p->ep_id && p->ep_id != (uint32_t)value && p->state == PEER_DEAD) {
+			/* a new task with an old tid: start afresh */
+			an2_order_release(p, 1);
+			p->state = PEER_UNKNOWN;
+			p->req_sent = 0;
+			p->bye_seen = p->bye_acked = 0;
+		}
+		an2_order_release(p, 1);
+		p->req_seen = 1;
+		p->an2_deliv = p->dmn_deliv = 0;
+		p->note_pending = 0;
+		p->ep_id = (uint32_t)value;
+		if (p->state == PEER_DEAD) {
+			send_ctl(src, AN2_TAG_NAK, 0);
+			return 1;
+		}
+		start_vc(p);
+		if (p->state == PEER_DEAD)
+			send_ctl(src, AN2_TAG_NAK, 0);
+		an2_order_release(p, 0);   /* AN2 messages that came before the REQ */
+	} else if (tag == AN2_TAG_NAK) {
+		if (p && p->state != PEER_DEAD && p->state != PEER_OPEN) {
+			lpvm_log("AN2 fast path: t%x declined a VC: daemon route", (unsigned)src);
+			an2_peer_fail(p, NULL, 0);
+		}
+	} else if (tag == AN2_TAG_NOTE) {
+		if (p && p->req_seen && p->state != PEER_DEAD) {
+			p->note_pending = 1;
+			p->note_need = (uint32_t)value;
+		}
+	} else {
+		lpvm_log("AN2 fast path: unknown control message %d from t%x dropped", tag,
+		         (unsigned)src);
+	}
+	return 1;
+}

@@ -1,0 +1,139 @@
+/* Per-sender order across a route switch. Each direction of a pair counts, from its REQ on
+ * (which marks the switch in the daemon stream), the messages it sent by each route. An AN2
+ * message carries how many daemon-route messages preceded it; a daemon-route message that
+ * follows AN2 ones is announced by a NOTE (daemon route, just before it) carrying how many
+ * AN2 messages preceded it. The receiver holds each message until its predecessors on the
+ * other route have been delivered. */
+#include "route_an2.h"
+
+#include <stdlib.h>
+
+static int delivered;   /* messages this module put on the receive queue (progress' count) */
+
+int an2_order_delivered(void)
+{
+	int n = delivered;
+	delivered = 0;
+	return n;
+}
+
+static int is_sysctx(int ctx)
+{
+	return ctx <= SYSCTX_FIRST && ctx >= SYSCTX_LAST;
+}
+
+static void hold(struct held **head, struct held **tail, struct msg *m, uint32_t need)
+{
+	struct held *h = malloc(sizeof *h);
+	if (!h) {   /* cannot keep it: deliver now rather than lose it */
+		lpvm_log("AN2 fast path: out of memory holding a message from t%x: delivered early",
+		         (unsigned)m->src);
+		rxq_enqueue(m);
+		delivered++;
+		return;
+	}
+	*h = (struct held){ NULL, m, need };
+	if (*tail)
+		(*tail)->next = h;
+	else
+		*head = h;
+	*tail = h;
+}
+
+static struct msg *pop(struct held **head, struct held **tail)
+{
+	struct held *h = *head;
+	*head = h->next;
+	if (!*head)
+		*tail = NULL;
+	struct msg *m = h->m;
+	free(h);
+	return m;
+}
+
+void an2_order_release(struct peer *p, int force)
+{
+	for (;;) {
+		if (p->hd_head && (force || p->hd_head->need <= p->an2_deliv)) {
+			/* force: the pair failed, the AN2 messages it waits for will never come */
+			rxq_enqueue(pop(&p->hd_head, &p->hd_tail));
+			p->dmn_deliv++;
+			delivered++;
+		} else if (p->ha_head && p->req_seen && p->ha_head->need <= p->dmn_deliv) {
+			rxq_enqueue(pop(&p->ha_head, &p->ha_tail));
+			p->an2_deliv++;
+			delivered++;
+		} else {
+			return;
+		}
+	}
+}
+
+void an2_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr)
+{
+	hold(&p->ha_head, &p->ha_tail, m, hdr->dmn_before);
+	an2_order_release(p, 0);
+}
+
+int an2_fastpath_intercept(struct msg *m)
+{
+	if (m->ctx == AN2_CTX && TID_IS_TASK(m->src))
+		return an2_handle_daemon_ctl(m);
+	if (!an2r || !TID_IS_TASK(m->src) || is_sysctx(m->ctx))
+		return 0;
+	struct peer *p = peer_find(m->src);
+	if (!p || !p->req_seen)
+		return 0;   /* its messages before its REQ: daemon route only, in order */
+	uint32_t need = p->note_pending ? p->note_need : 0;
+	p->note_pending = 0;
+	if (p->state == PEER_DEAD)
+		need = 0;
+	hold(&p->hd_head, &p->hd_tail, m, need);
+	an2_order_release(p, p->state == PEER_DEAD);
+	return 1;
+}
+
+int an2_fastpath_send(struct msg *m, int dst, int ctx)
+{
+	if (!an2r || !TID_IS_TASK(dst) || is_sysctx(ctx))
+		return 0;
+	struct peer *p = an2_negotiate_for_send(dst);
+	if (!p)
+		return 0;
+	if (p->state == PEER_OPEN && an2r->active && lpvm.route_opt != PvmDontRoute) {
+		int cc = an2_send_msg(p, m);
+		if (cc <= 0)
+			return cc < 0 ? cc : 1;
+	}
+	/* the daemon route; after AN2 messages, announce how many went before this one */
+	if (p->an2_sent) {
+		struct msg *n = msg_new(ENC_XDR);
+		int cc = n ? lpvm_pack_int(n, (int)p->an2_sent) : PvmNoMem;
+		if (!cc)
+			cc = lpvm_route_send(n, dst, AN2_TAG_NOTE, AN2_CTX);
+		msg_free(n);
+		if (cc < 0)
+			return cc;
+	}
+	p->dmn_sent++;
+	return 0;
+}
+
+int an2_fastpath_wants(int tid)
+{
+	return an2r && TID_IS_TASK(tid) && an2_negotiate_for_send(tid) != NULL;
+}
+
+int an2_fastpath_recv_error(int tid)
+{
+	if (!an2r || !an2r->errors_pending)
+		return 0;
+	for (int i = 0; i < 64; i++)
+		for (struct peer *p = an2r->peers[i]; p; p = p->next)
+			if (p->error_pending && (tid == -1 || tid == p->tid)) {
+				p->error_pending = 0;
+				an2r->errors_pending--;
+				return PvmSysErr;
+			}
+	return 0;
+}

@@ -1,0 +1,128 @@
+/* The AN2 fast path's internal state: the endpoint, the peers, and the functions its files
+ * (route_an2.c, an2_negotiate.c, an2_order.c) share. See README.md, "The AN2 fast path". */
+#ifndef AN2PVM_ROUTE_AN2_H
+#define AN2PVM_ROUTE_AN2_H
+
+#include <an2.h>
+#include <stdint.h>
+
+#include "an2_bufpool.h"
+#include "an2_fastpath.h"
+#include "an2pvm.h"
+
+/* The reserved system context of the fast path's messages over the daemon route. */
+#define AN2_CTX SYSCTX_RS4
+#define AN2_TAG_REQ  1   /* "open a VC to me; my AN2 stream to you starts here": [endpoint id] */
+#define AN2_TAG_NAK  2   /* "I cannot": the asker falls back to the daemon route */
+#define AN2_TAG_NOTE 3   /* "my next daemon-route message follows my AN2 message #n": [n] */
+
+/* The header in front of every PDU (native byte order: both ends share one host). */
+#define AN2_MAGIC 0xa2
+enum pdu_kind { PDU_DATA = 1, PDU_BYE = 2, PDU_BYE_ACK = 3 };
+#define PDU_SOM 1
+#define PDU_EOM 2
+struct pdu_hdr {
+	uint8_t magic, kind, flags, pad;
+	uint32_t msg_len;      /* SOM: the whole message's data bytes */
+	uint32_t dmn_before;   /* daemon-route messages to this peer sent before this message */
+	int32_t enc, tag, ctx, wid;
+	uint32_t an2_index;    /* this message's number among the AN2 ones to this peer */
+};
+#define PDU_HDR_LEN ((uint32_t)sizeof(struct pdu_hdr))
+/* Data bytes per PDU: a receive buffer is one pool block with the header in its headroom. */
+#define PDU_MAX_DATA (POOL_MAX_BLOCK - FRAG_HEADROOM)
+#define RX_BUF_LEN (PDU_MAX_DATA + PDU_HDR_LEN)
+/* Received PDUs up to this size are copied out so that their buffer is reposted at once. */
+#define RX_COPY_MAX 2048u
+
+enum peer_state {
+	PEER_UNKNOWN,    /* not looked up yet (or look again after retry_at) */
+	PEER_NO_AN2,     /* not a fast-path task: daemon route only, never an AN2 message */
+	PEER_PENDING,    /* VC being opened */
+	PEER_OPEN,
+	PEER_DEAD,       /* failed or gone: daemon route from now on */
+};
+
+struct held {
+	struct held *next;
+	struct msg *m;
+	uint32_t need;   /* AN2 messages (for a daemon one) or daemon ones (for an AN2 one) */
+};
+
+struct peer {
+	struct peer *next;
+	int tid;
+	enum peer_state state;
+	uint32_t ep_id;          /* the peer's endpoint */
+	long long retry_at_ms;   /* PEER_NO_AN2: look up again after this */
+	int vc;                  /* local VC index, -1 if none */
+	int vc_started;          /* an2_vc_open_start done, not completed */
+	char addr[AN2_ADDR_LEN];
+	int posted;              /* receive descriptors posted on vc */
+	uint64_t rx_pdus;        /* data PDUs received on vc */
+	/* sending: counted from our REQ on */
+	int req_sent;
+	uint32_t an2_sent, dmn_sent;
+	/* receiving: counted from the peer's REQ on */
+	int req_seen;
+	uint32_t an2_deliv, dmn_deliv;
+	int note_pending;
+	uint32_t note_need;
+	struct held *hd_head, *hd_tail;   /* daemon-route messages waiting for AN2 ones */
+	struct held *ha_head, *ha_tail;   /* AN2 messages waiting for daemon-route ones */
+	/* reassembly */
+	struct msg *partial;
+	uint32_t partial_left;
+	struct pdu_hdr partial_hdr;
+	/* shutting down */
+	int bye_seen, bye_acked;
+	int error_pending;       /* a receive from this peer is to fail once (PvmSysErr) */
+};
+
+struct an2_route {
+	an2_ep *ep;
+	struct bufpool *pool;
+	const struct frag_allocator *old_alloc;
+	struct peer *peers[64];
+	struct peer **vc_peer;   /* by local VC index */
+	uint32_t max_vcs, rx_slots;
+	int active;              /* 0 after an2d vanished or shutdown: daemon route only */
+	int gone;                /* an2d vanished */
+	int pending_opens;
+	int check_ctl;           /* look at the control socket on the next progress */
+	int errors_pending;
+	int quiesced;
+	long long last_daemon_ms_us;
+	struct transport t;
+};
+
+extern struct an2_route *an2r;   /* NULL when the fast path is off */
+
+long long an2_now_us(void);
+struct peer *peer_find(int tid);
+struct peer *peer_get(int tid);     /* creates; NULL when out of memory */
+
+/* an2_negotiate.c */
+/* The peer, with a VC open or being opened, when a message to tid may use AN2; NULL for
+ * the daemon route. Starts negotiation on the first message to a fast-path task. */
+struct peer *an2_negotiate_for_send(int tid);
+int an2_handle_daemon_ctl(struct msg *m);   /* a message in AN2_CTX: consumed */
+int an2_poll_vc_answers(void);
+void an2_vc_opened(struct peer *p, const struct an2_vc_info *vi);
+/* The pair stops using AN2 (error or gone): logs, closes the VC, releases held messages. */
+void an2_peer_fail(struct peer *p, const char *why, int error);
+
+/* an2_order.c */
+/* A complete message arrived over AN2 from p (hdr: its first PDU's header). */
+void an2_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr);
+/* Delivers everything that may go now; force: everything (the pair failed). */
+void an2_order_release(struct peer *p, int force);
+
+int an2_order_delivered(void);   /* messages put on the queue since the last call */
+
+/* route_an2.c */
+int an2_send_msg(struct peer *p, struct msg *m);   /* 0, 1 = use the daemon route, < 0 */
+int an2_post_rx(struct peer *p);
+int an2_route_progress(struct transport *t);
+
+#endif

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The AN2 fast path under one scenario, each with its own pvmd and an2d (stopped at the end):
+#   fastpath.sh BIN mixed | nosyscall | kill | an2d-stop | ber | pvm-tests TESTSCRIPT ARGS...
+set -euo pipefail
+bindir=$(cd "$1" && pwd); scenario=$2; shift 2
+BIN=${AN2_BUILD_DIR:?}/bin
+source "$(dirname "$0")/pvmd_env.sh"
+pvm_env_start "$bindir"
+cd "$PVM_WORK"
+log() { cat "$PVM_TMP"/pvml.* 2>/dev/null; }
+# cells through switch port 0 (the controller's port): every AN2 PDU crosses it
+cells() { "$BIN/an2stat" -p 2>/dev/null | awk '$1 == "0" { print $2 }'; }
+check() { "$bindir/fastpath_check" "$@" > out 2> err || { cat out err >&2; log >&2; pvm_env_fail "fastpath_check $*"; }; cat out; }
+# the child's process id (the one fastpath_check that is not the parent $1)
+child_pid() { for p in $(pvm_env_pids); do
+	[ "$p" != "$1" ] && grep -q fastpath_check "/proc/$p/cmdline" 2>/dev/null && echo "$p"; done; }
+
+case $scenario in
+mixed)
+	check mixed 3000 "${1:-7}"
+	grep -q "^mixed: 3000 messages in order, 0 corrupted" out || pvm_env_fail "mixed routes"
+	n=$(cells); echo "cells through the switch: $n"
+	[ "${n:-0}" -gt 10000 ] || pvm_env_fail "messages did not cross VCs"
+	;;
+nosyscall)
+	command -v strace >/dev/null || pvm_env_fail "strace is not installed"
+	# an2d first (an autostarted one would be traced too), never falling asleep under
+	# strace's slowdown: only the polling path counts
+	"$BIN/an2d" --daemon --yield-us 1000000 || pvm_env_fail "an2d"
+	count() {   # system calls of the parent besides sched_yield, for N round trips
+		strace -f -c -o "strace.$1" "$bindir/fastpath_check" pingpong "$1" 8 > out 2>&1 || { cat out; pvm_env_fail "pingpong"; }
+		awk '$NF == "sched_yield" || $NF == "total" || $1 ~ /^-/ || $1 == "%" { next }
+		     { n += ($4 ~ /^[0-9]+$/) ? $4 : $3 } END { print n + 0 }' "strace.$1"
+	}
+	few=$(count 300); many=$(count 3000)
+	echo "system calls besides sched_yield: $few for 300 round trips, $many for 3000"
+	[ $((many - few)) -lt 300 ] || { cat strace.3000; pvm_env_fail "system calls grow with messages"; }
+	;;
+kill)
+	# the receiver sleeps at first, so the sender stalls on flow control in mid-message
+	# (150,000-byte messages are 3 PDUs; 16 receive buffers hold 5 1/3 of them): killed then
+	FASTPATH_SLOW_START=1 "$bindir/fastpath_check" stream 100000 150000 > out 2> err &
+	parent=$!
+	sleep 1
+	c=$(child_pid "$parent"); [ -n "$c" ] || pvm_env_fail "no child to kill"
+	kill -KILL "$c"
+	rc=0; wait "$parent" || rc=$?
+	cat out
+	grep "AN2 fast path" err || true
+	[ "$rc" -eq 0 ] || pvm_env_fail "the receiver failed (status $rc)"
+	grep -q "0 corrupted, 0 out of order" out || pvm_env_fail "corrupted or misordered delivery"
+	grep -q "recv error -14" out || pvm_env_fail "the lost message was not reported (PvmSysErr)"
+	grep -q "AN2 fast path: .* on VC 0\.0\.[0-9]* to t" err || pvm_env_fail "the vanished peer was not logged"
+	;;
+an2d-stop)
+	"$bindir/fastpath_check" stream 3000 100000 > out 2> err &
+	parent=$!
+	for i in $(seq 100); do [ "$(cells)" -gt 50000 ] 2>/dev/null && break; sleep 0.05; done
+	"$BIN/an2d" --stop > /dev/null
+	rc=0; wait "$parent" || rc=$?
+	cat out
+	grep "AN2 fast path" err || true
+	[ "$rc" -eq 0 ] || pvm_env_fail "the receiver failed (status $rc)"
+	grep -q "0 corrupted, 0 out of order" out || pvm_env_fail "corrupted or misordered delivery"
+	grep -q "an2d gone\|an2d vanished" err || pvm_env_fail "an2d's end was not logged"
+	;;
+ber)
+	# an2d with bit errors, started before the tasks (they find it instead of starting one)
+	"$BIN/an2d" --daemon --ber 1e-7 --fault-seed 3 || pvm_env_fail "an2d"
+	check stream 400 60000
+	grep "AN2 fast path" err || true
+	grep -q "0 corrupted, 0 out of order" out || pvm_env_fail "corrupted or misordered delivery"
+	grep -q "recv error" out || pvm_env_fail "no receive error reported for the bit errors"
+	grep -q "CRC error on VC" err || pvm_env_fail "the CRC error was not logged"
+	;;
+pvm-tests)
+	# an existing pvm test, its an2d's port counters collected as it stops it
+	export PVM_ENV_AN2STAT=$PVM_WORK/an2stat
+	"$@" || pvm_env_fail "$* failed with the fast path on"
+	n=$(awk '$1 == "0" { s += $2 } END { print s + 0 }' "$PVM_ENV_AN2STAT" 2>/dev/null || echo 0)
+	echo "cells through the switch during $(basename "$1"): $n"
+	[ "$n" -gt 0 ] || pvm_env_fail "no task-to-task message crossed a VC"
+	;;
+*) pvm_env_fail "unknown scenario $scenario" ;;
+esac
+echo "ok: $scenario"

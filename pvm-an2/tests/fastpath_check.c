@@ -1,0 +1,253 @@
+/* fastpath_check: PVM programs for the AN2 fast path tests. The parent spawns itself as the
+ * child and checks what arrives:
+ *   mixed N SEED     child sends N messages, switching at random between the daemon route
+ *                    (PvmDontRoute) and AN2, raw / in-place packing, 0..200 KB; the parent
+ *                    is slow at times; every message must arrive complete, in order, intact
+ *   pingpong N SIZE  N round trips of SIZE bytes (psend/precv), prints the one-way time
+ *   stream N SIZE    child streams N messages to the parent, which checks each one; a
+ *                    receive error is printed ("recv error <code>") and the parent goes on
+ *                    until the child is gone (PvmTaskExit); FASTPATH_SLOW_START=1: the
+ *                    parent sleeps 2 s after 20 messages */
+#include <pvm3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TAG_DATA 11
+#define TAG_DONE 12
+#define TAG_EXIT 13
+#define MAX_LEN (200 * 1024)
+
+static unsigned rnd(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 8;
+}
+
+static void fill(unsigned char *b, int len, int seq)
+{
+	unsigned s = (unsigned)seq * 2654435761u + 7;
+	for (int i = 0; i < len; i++)
+		b[i] = (unsigned char)(rnd(&s) >> 4);
+}
+
+static int check(const unsigned char *b, int len, int seq)
+{
+	unsigned s = (unsigned)seq * 2654435761u + 7;
+	for (int i = 0; i < len; i++)
+		if (b[i] != (unsigned char)(rnd(&s) >> 4))
+			return 0;
+	return 1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int msg_len(unsigned *s)
+{
+	unsigned r = rnd(s) % 100;
+	if (r < 50)
+		return (int)(rnd(s) % 64);
+	if (r < 85)
+		return (int)(rnd(s) % 8192);
+	return (int)(rnd(s) % MAX_LEN);
+}
+
+static void child_mixed(int parent, int n, unsigned seed)
+{
+	unsigned char *buf = malloc(MAX_LEN);
+	unsigned s = seed;
+	for (int i = 0; i < n; i++) {
+		pvm_setopt(PvmRoute, rnd(&s) % 3 == 0 ? PvmDontRoute : PvmAllowDirect);
+		int len = msg_len(&s);
+		fill(buf, len, i);
+		int inplace = rnd(&s) % 2;
+		pvm_initsend(inplace ? PvmDataInPlace : PvmDataRaw);
+		pvm_pkint(&i, 1, 1);
+		pvm_pkint(&len, 1, 1);
+		pvm_pkbyte((char *)buf, len, 1);
+		if (pvm_send(parent, TAG_DATA) < 0)
+			exit(2);
+	}
+	pvm_setopt(PvmRoute, PvmAllowDirect);
+	pvm_initsend(PvmDataDefault);
+	pvm_send(parent, TAG_DONE);
+	pvm_recv(parent, TAG_EXIT);
+	free(buf);
+}
+
+static int parent_mixed(int child, int n, unsigned seed)
+{
+	unsigned char *buf = malloc(MAX_LEN);
+	unsigned s = seed ^ 0x5555;
+	int bad = 0;
+	for (int i = 0; i < n; i++) {
+		if (rnd(&s) % 50 == 0)
+			usleep(20000);   /* slow at times: messages pile up on both routes */
+		int bufid = rnd(&s) % 4 == 0 ? pvm_nrecv(child, -1) : pvm_recv(child, -1);
+		if (bufid == 0) {
+			i--;
+			continue;
+		}
+		int seq = -1, len = -1, tag = -1, bytes = 0, tid = 0;
+		pvm_bufinfo(bufid, &bytes, &tag, &tid);
+		if (bufid < 0 || tag != TAG_DATA) {
+			printf("message %d: bufid %d tag %d\n", i, bufid, tag);
+			return 1;
+		}
+		pvm_upkint(&seq, 1, 1);
+		pvm_upkint(&len, 1, 1);
+		if (seq != i || len < 0 || len > MAX_LEN) {
+			printf("message %d arrived as %d (len %d): order broken\n", i, seq, len);
+			return 1;
+		}
+		pvm_upkbyte((char *)buf, len, 1);
+		if (!check(buf, len, seq)) {
+			printf("message %d (%d bytes): data corrupted\n", i, len);
+			bad++;
+		}
+	}
+	int bufid = pvm_recv(child, -1), tag = 0, bytes, tid;
+	pvm_bufinfo(bufid, &bytes, &tag, &tid);
+	if (tag != TAG_DONE) {
+		printf("after %d messages: tag %d, not DONE\n", n, tag);
+		return 1;
+	}
+	pvm_initsend(PvmDataDefault);
+	pvm_send(child, TAG_EXIT);
+	printf("mixed: %d messages in order, %d corrupted\n", n, bad);
+	free(buf);
+	return bad != 0;
+}
+
+static void child_pingpong(int parent, int n, int size)
+{
+	char *buf = calloc(1, (size_t)size + 1);
+	for (int i = 0; i <= n; i++) {
+		pvm_precv(parent, TAG_DATA, buf, size, PVM_BYTE, NULL, NULL, NULL);
+		pvm_psend(parent, TAG_DATA, buf, size, PVM_BYTE);
+	}
+	free(buf);
+}
+
+static int parent_pingpong(int child, int n, int size)
+{
+	char *buf = calloc(1, (size_t)size + 1);
+	double t0 = 0;
+	for (int i = 0; i <= n; i++) {   /* round 0 sets up the route */
+		if (i == 1)
+			t0 = now();
+		pvm_psend(child, TAG_DATA, buf, size, PVM_BYTE);
+		if (pvm_precv(child, TAG_DATA, buf, size, PVM_BYTE, NULL, NULL, NULL) < 0)
+			return 1;
+	}
+	printf("pingpong: %d x %d bytes: %.2f us one-way\n", n, size, (now() - t0) / n / 2 * 1e6);
+	free(buf);
+	return 0;
+}
+
+static void child_stream(int parent, int n, int size)
+{
+	unsigned char *buf = malloc((size_t)size);
+	for (int i = 0; i < n; i++) {
+		fill(buf, size, i);
+		pvm_initsend(PvmDataRaw);
+		pvm_pkint(&i, 1, 1);
+		pvm_pkbyte((char *)buf, size, 1);
+		pvm_send(parent, TAG_DATA);
+	}
+	pvm_initsend(PvmDataDefault);
+	pvm_send(parent, TAG_DONE);
+	pvm_recv(parent, TAG_EXIT);
+	free(buf);
+}
+
+static int parent_stream(int child, int n, int size)
+{
+	unsigned char *buf = malloc((size_t)size);
+	int got = 0, errors = 0, bad = 0, last = -1, misordered = 0;
+	pvm_notify(PvmTaskExit, TAG_EXIT, 1, &child);
+	for (;;) {
+		if (got == 20 && getenv("FASTPATH_SLOW_START"))
+			sleep(2);   /* not polling: the sender stalls in mid-message on flow control */
+		struct timeval tmo = { 30, 0 };
+		int bufid = pvm_trecv(-1, -1, &tmo);
+		if (bufid == 0) {
+			printf("stream: nothing for 30 s: hang\n");
+			return 1;
+		}
+		if (bufid < 0) {
+			printf("recv error %d\n", bufid);
+			errors++;
+			continue;
+		}
+		int bytes, tag, tid;
+		pvm_bufinfo(bufid, &bytes, &tag, &tid);
+		if (tag == TAG_EXIT)
+			break;
+		if (tag == TAG_DONE) {
+			pvm_initsend(PvmDataDefault);
+			pvm_send(child, TAG_EXIT);
+			continue;
+		}
+		int seq = -1;
+		pvm_upkint(&seq, 1, 1);
+		if (bytes != size + 4 || pvm_upkbyte((char *)buf, size, 1) < 0 || !check(buf, size, seq))
+			bad++;
+		if (seq <= last)
+			misordered++;
+		last = seq;
+		got++;
+	}
+	printf("stream: %d of %d messages, %d corrupted, %d out of order, %d receive errors\n",
+	       got, n, bad, misordered, errors);
+	free(buf);
+	return bad || misordered;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: fastpath_check mixed|pingpong|stream N ARG\n");
+		return 2;
+	}
+	int me = pvm_mytid();
+	if (me < 0)
+		return 2;
+	int n = atoi(argv[2]), arg = atoi(argv[3]);
+	int parent = pvm_parent();
+	int rc = 0;
+	if (parent > 0) {
+		if (!strcmp(argv[1], "mixed"))
+			child_mixed(parent, n, (unsigned)arg);
+		else if (!strcmp(argv[1], "pingpong"))
+			child_pingpong(parent, n, arg);
+		else
+			child_stream(parent, n, arg);
+	} else {
+		int child;
+		const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+		if (pvm_spawn((char *)name, argv + 1, PvmTaskDefault, "", 1, &child) != 1) {
+			fprintf(stderr, "spawn failed: %d\n", child);
+			pvm_exit();
+			return 2;
+		}
+		printf("child t%x\n", child);
+		fflush(stdout);
+		if (!strcmp(argv[1], "mixed"))
+			rc = parent_mixed(child, n, (unsigned)arg);
+		else if (!strcmp(argv[1], "pingpong"))
+			rc = parent_pingpong(child, n, arg);
+		else
+			rc = parent_stream(child, n, arg);
+	}
+	pvm_exit();
+	return rc;
+}
