@@ -34,6 +34,8 @@ struct an2_ep {
     struct an2_ep *fork_next;            /* an2_fork.c's list of open endpoints */
 };
 
+/* A new connection to an2d's control socket at path (an2_sockpath.c): fd or -errno. */
+int an2_ctl_connect(const char *path);
 /* Thread's refusal text (an2_error_detail). */
 void an2_set_detail(const char *text);
 /* Sends a request on the control socket. 0 or -errno. */

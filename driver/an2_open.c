@@ -43,21 +43,6 @@ int an2_ms_left(uint64_t deadline_ns)
     return now >= deadline_ns ? 0 : (int)((deadline_ns - now + 999999) / 1000000);
 }
 
-static int connect_once(const char *path)
-{
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -errno;
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
-    return fd;
-}
-
 /* Starts `an2d --daemon --socket path` and waits for it to report. Two tasks doing this at
  * once is fine: an2d takes a lock, the loser exits 3 ("already running"). */
 static int start_an2d(const char *path)
@@ -89,7 +74,7 @@ static int start_an2d(const char *path)
 
 static int connect_or_start(const char *path, bool autostart)
 {
-    int fd = connect_once(path);
+    int fd = an2_ctl_connect(path);
     if (fd >= 0 || !autostart || (fd != -ENOENT && fd != -ECONNREFUSED))
         return fd;
     int rc = start_an2d(path);
@@ -97,7 +82,7 @@ static int connect_or_start(const char *path, bool autostart)
         return rc;
     /* An an2d that lost the start race may still be binding: retry for a while. */
     for (int i = 0; i < 500; i++) {
-        fd = connect_once(path);
+        fd = an2_ctl_connect(path);
         if (fd >= 0 || (fd != -ENOENT && fd != -ECONNREFUSED))
             return fd;
         struct timespec ts = {0, 10 * 1000 * 1000};

@@ -1,11 +1,13 @@
-/* an2_sockpath.c — where an2d listens: $AN2_SOCKET, else
+/* an2_sockpath.c — where an2d listens and how to reach it: $AN2_SOCKET, else
  * ${PVM_TMP:-/tmp}/an2d.<uid>[.<vmid>].sock,
  * so that isolated PVM setups (own PVM_TMP / PVM_VMID) get isolated an2ds. */
 #include "an2.h"
+#include "an2_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -26,4 +28,19 @@ int an2_socket_path(char *buf, size_t len)
     if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof(((struct sockaddr_un *)0)->sun_path))
         return -ENAMETOOLONG;
     return 0;
+}
+
+int an2_ctl_connect(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    return fd;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "an2_ctl_proto.h"
+#include "an2_internal.h"
 
 /* True while pid runs (a zombie, or a pid reused by a non-an2d, counts as gone). */
 static bool still_running(pid_t pid)
@@ -32,16 +33,9 @@ static bool still_running(pid_t pid)
 
 int an2d_stop(const char *path, int timeout_ms)
 {
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    int fd = an2_ctl_connect(path);
     if (fd < 0)
-        return -errno;
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
+        return fd;
     struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
                             .op = AN2_CTL_STOP};
     struct an2_ctl_reply r = {0};
