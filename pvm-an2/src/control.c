@@ -1,5 +1,6 @@
 /* Task-control (TC_*) messages: refuse direct routes, record siblings, ignore tracing. */
 #include "an2pvm.h"
+#include "mhf.h"
 
 #include <stdlib.h>
 
@@ -55,6 +56,8 @@ static void record_siblings(struct msg *m)
 
 int control_handle(struct msg *m)
 {
+	if (mhf_claim(m))
+		return 1;   /* a message handler's (pvm_addmhf, pvm_catchout) */
 	if (m->ctx != SYSCTX_TC)
 		return 0;
 	switch (m->tag) {
@@ -68,7 +71,7 @@ int control_handle(struct msg *m)
 	case TC_TASKEXIT:   /* only meaningful with direct routes */
 	case TC_NOOP:
 	case TC_SETTRACE: case TC_SETTMASK: case TC_SETTRCBUF: case TC_SETTRCOPT:
-	case TC_OUTPUT:     /* output collection is part 2 (pvm_catchout) */
+	case TC_OUTPUT: case TC_OUTPUTX:   /* pvm_catchout's handlers take these when on */
 		break;
 	default:
 		lpvm_log("unknown control message %d from t%x ignored", m->tag, (unsigned)m->src);
@@ -90,6 +93,7 @@ int control_flush(void)
 			cc = lpvm.daemon->send(lpvm.daemon, r);
 		msg_free(r);
 	}
+	mhf_run_pending();   /* no route is being read here: program handlers may call PVM */
 	return cc;
 }
 

@@ -1,6 +1,7 @@
 /* Message mailboxes kept by the pvmd (TM_DB): putinfo, recvinfo, delinfo, getmboxinfo, and
  * the message-in-a-message packing they travel with (pkmesg, pkmesgbody, upkmesg). */
 #include "an2pvm.h"
+#include "mbox.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ static int pack_message(struct msg *m, struct msg *inner)
 }
 
 /* The reverse: a new registered message, or NULL with *err set. */
-static struct msg *unpack_message(struct msg *m, int *err)
+struct msg *unpack_message(struct msg *m, int *err)
 {
 	int hdr[8];
 	*err = lpvm_unpack(m, PVM_INT, hdr, 8, 1);
@@ -110,7 +111,7 @@ int pvm_upkmesg(void)
 }
 
 /* TM_DB request { op, tid, name, index, flags [, message] } -> reply; returns the status. */
-static int db_call(int op, const char *name, int index, int flags, struct msg *payload,
+int db_call(int op, const char *name, int index, int flags, struct msg *payload,
                    struct msg **reply)
 {
 	int cc = lpvm_attach();

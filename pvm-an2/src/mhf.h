@@ -1,0 +1,23 @@
+/* Message handlers (mhf.c) as the rest of the library sees them. */
+#ifndef AN2PVM_MHF_H
+#define AN2PVM_MHF_H
+
+struct msg;
+
+/* Called by control_handle() for every incoming message: 1 if a handler took it (a
+ * program's handler runs later, in mhf_run_pending(); the library's own at once). */
+int mhf_claim(struct msg *m);
+/* Runs the program handlers of claimed messages; called by control_flush(), where no
+ * route is being read. */
+void mhf_run_pending(void);
+/* Drops claimed messages not yet handled (the task left). */
+void mhf_reset(void);
+/* Brings the table in line with the connection: the task-control entries for a new task,
+ * everything removed after pvm_exit. */
+void mhf_sync(void);
+/* A library handler: f reads the message (no PVM call that touches a route); returns its
+ * id or a negative error. */
+int mhf_add_internal(int src, int tag, int ctx, void (*f)(struct msg *));
+int mhf_delete_internal(int mhid);
+
+#endif

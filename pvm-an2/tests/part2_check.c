@@ -1,0 +1,238 @@
+/* Issue 6's calls (message handlers, 3.3 database, catchout, hostsync, getfds, noresets,
+ * export, helper registrations, start_pvmd), built against both libraries: the outputs
+ * (task ids normalised) must be the same. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <pvm3.h>
+
+static int handled_value = -1, handler_calls, handler_sbuf_was, exit_seen = -1;
+
+/* Takes tag 77: answers with tag 78 to ourselves, from inside the handler. */
+static int echo_handler(int mid)
+{
+	handler_calls++;
+	handler_sbuf_was = pvm_getsbuf();
+	int v = 0;
+	pvm_upkint(&v, 1, 1);
+	handled_value = v;
+	pvm_initsend(PvmDataDefault);
+	v *= 2;
+	pvm_pkint(&v, 1, 1);
+	pvm_send(pvm_mytid(), 78);
+	return mid > 0;
+}
+
+/* Takes the task-exit notification (tag 90). */
+static int exit_handler(int mid)
+{
+	int tid = 0;
+	pvm_upkint(&tid, 1, 1);
+	exit_seen = tid;
+	return mid > 0;
+}
+
+static void send_self(int tag, int v)
+{
+	pvm_initsend(PvmDataDefault);
+	pvm_pkint(&v, 1, 1);
+	pvm_send(pvm_mytid(), tag);
+}
+
+static void handlers(char *self)
+{
+	int me = pvm_mytid();
+	int mhid = pvm_addmhf(-1, 77, -1, echo_handler);
+	printf("addmhf first id %d\n", mhid);
+	printf("addmhf overlapping %d\n", pvm_addmhf(-1, -1, -1, echo_handler));
+	printf("addmhf overlap on tag %d\n", pvm_addmhf(me, 77, 0, echo_handler));
+	send_self(77, 21);
+	int keep = pvm_mkbuf(PvmDataDefault);   /* the handler must not disturb it */
+	pvm_setsbuf(keep);
+	int mid = pvm_recv(-1, 78);
+	int v = 0;
+	pvm_upkint(&v, 1, 1);
+	printf("handler ran %d time(s), got %d, answered %d (recv %d)\n", handler_calls,
+	       handled_value, v, mid > 0);
+	printf("handler started without a send buffer %d; ours kept %d\n", handler_sbuf_was == 0,
+	       pvm_getsbuf() == keep);
+	printf("tag 77 never queued %d\n", pvm_nrecv(-1, 77) == 0);
+	int first = pvm_delmhf(mhid), again = pvm_delmhf(mhid);
+	printf("delmhf %d, again %d, bad %d, far %d\n", first, again, pvm_delmhf(-1),
+	       pvm_delmhf(1000));
+	send_self(77, 5);
+	mid = pvm_recv(-1, 77);
+	pvm_upkint(&v, 1, 1);
+	printf("after delmhf tag 77 queued: %d (value %d), handler calls %d\n", mid > 0, v,
+	       handler_calls);
+	int mh2 = pvm_addmhf(-1, 77, -1, echo_handler);
+	printf("freed id reused %d\n", mh2 == mhid);
+	pvm_delmhf(mh2);
+
+	/* a system message: the exit notification of a child goes to the handler */
+	int xh = pvm_addmhf(-1, 90, -1, exit_handler);
+	char *args[] = { "quit", NULL };
+	int child = 0;
+	pvm_spawn(self, args, PvmTaskDefault, "", 1, &child);
+	pvm_notify(PvmTaskExit, 90, 1, &child);
+	for (int i = 0; i < 100 && exit_seen == -1; i++) {
+		struct timeval t = { 0, 100000 };
+		pvm_trecv(-1, 12345, &t);
+	}
+	printf("exit notification handled %d, queued %d\n", exit_seen == child,
+	       pvm_nrecv(-1, 90) > 0);
+	pvm_delmhf(xh);
+}
+
+static void database(void)
+{
+	printf("insert %d\n", pvm_insert("p2db", -1, 42));
+	printf("insert at 3 %d\n", pvm_insert("p2db", 3, 7));
+	printf("insert taken %d\n", pvm_insert("p2db", 0, 5));
+	int d = -1;
+	int cc = pvm_lookup("p2db", 0, &d);
+	printf("lookup 0: %d data %d\n", cc, d);
+	cc = pvm_lookup("p2db", 3, &d);
+	printf("lookup 3: %d data %d\n", cc, d);
+	cc = pvm_lookup("p2db", -1, &d);
+	printf("lookup any: %d data %d\n", cc, d);
+	printf("lookup bad %d, insert bad %d, delete bad %d\n", pvm_lookup("", 0, &d),
+	       pvm_insert(NULL, 0, 1), pvm_delete("p2db", -1));
+	cc = pvm_delete("p2db", 0);
+	printf("delete %d, again %d\n", cc, pvm_delete("p2db", 0));
+	printf("lookup deleted %d\n", pvm_lookup("p2db", 0, &d));
+	printf("delete 3 %d\n", pvm_delete("p2db", 3));
+}
+
+static void misc(void)
+{
+	struct timeval clk, delta;
+	int host = pvm_tidtohost(pvm_mytid());
+	int cc = pvm_hostsync(host, &clk, &delta);
+	struct timeval now;
+	gettimeofday(&now, NULL);
+	long long d = (long long)delta.tv_sec * 1000000 + delta.tv_usec;
+	printf("hostsync %d, clock near ours %d, delta small %d\n", cc,
+	       clk.tv_sec >= now.tv_sec - 5 && clk.tv_sec <= now.tv_sec + 5, d > -2000000 && d < 2000000);
+	printf("hostsync no such host %d\n", pvm_hostsync(0x3ff00000, &clk, &delta));
+
+	int *fds = NULL;
+	int n = pvm_getfds(&fds);
+	printf("getfds %d, first valid %d\n", n >= 1, n >= 1 && fds[0] >= 0);
+
+	int *tids = NULL, ntids = -1;
+	cc = pvm_getnoresets(&tids, &ntids);
+	printf("getnoresets %d count %d\n", cc, ntids);
+	pvm_setopt(PvmNoReset, 1);
+	cc = pvm_getnoresets(&tids, &ntids);
+	printf("getnoresets after PvmNoReset %d count %d me %d\n", cc, ntids,
+	       ntids == 1 && tids[0] == pvm_mytid());
+	pvm_setopt(PvmNoReset, 0);
+	cc = pvm_getnoresets(&tids, &ntids);
+	printf("getnoresets after clearing %d count %d\n", cc, ntids);
+
+	setenv("PVM_EXPORT", "A:B", 1);
+	pvm_export("C");
+	printf("export C: %s\n", getenv("PVM_EXPORT"));
+	pvm_export("B");
+	pvm_export("");
+	printf("export B again: %s\n", getenv("PVM_EXPORT"));
+	pvm_unexport("A");
+	printf("unexport A: %s\n", getenv("PVM_EXPORT"));
+	pvm_unexport("C");
+	printf("unexport C: %s\n", getenv("PVM_EXPORT"));
+	pvm_unexport("Z");
+	pvm_unexport("B");
+	printf("unexport all: '%s'\n", getenv("PVM_EXPORT"));
+	unsetenv("PVM_EXPORT");
+	pvm_export("D");
+	printf("export into nothing: %s\n", getenv("PVM_EXPORT"));
+	unsetenv("PVM_EXPORT");
+}
+
+static int class_entries(const char *class)
+{
+	int n = 0;
+	struct pvmmboxinfo *classes;
+	if (pvm_getmboxinfo((char *)class, &n, &classes) < 0 || n < 1)
+		return 0;
+	return classes[0].mi_nentries;
+}
+
+static void roles(void)
+{
+	int cc = pvm_reg_tasker();
+	printf("reg_tasker %d, listed %d\n", cc, class_entries(PVMTASKERCLASS));
+	cc = pvm_reg_tasker();
+	printf("reg_tasker again (off) %d, listed %d\n", cc, class_entries(PVMTASKERCLASS));
+	cc = pvm_reg_hoster();
+	printf("reg_hoster %d, listed %d\n", cc, class_entries(PVMHOSTERCLASS));
+	cc = pvm_reg_hoster();
+	printf("reg_hoster again (off) %d, listed %d\n", cc, class_entries(PVMHOSTERCLASS));
+}
+
+/* A task that registers as resource manager (the pvmd then sends it SM_* requests). */
+static void resource_manager(void)
+{
+	struct pvmhostinfo *h = NULL;
+	int cc = pvm_reg_rm(&h);
+	printf("reg_rm %d host %d name %d, listed %d\n", cc, h && h->hi_tid == pvm_tidtohost(pvm_mytid()),
+	       h && h->hi_name && h->hi_name[0], class_entries(PVMRMCLASS));
+}
+
+static void catch_output(char *self)
+{
+	printf("catchout %d\n", pvm_catchout(stdout));
+	fflush(stdout);
+	char *args[] = { "print", NULL };
+	int child = 0;
+	printf("spawned %d\n", pvm_spawn(self, args, PvmTaskDefault, "", 1, &child));
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "quit")) {
+		pvm_mytid();
+		pvm_exit();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "print")) {   /* output for the parent's catchout */
+		pvm_mytid();
+		printf("line one\nline two\n");
+		fflush(stdout);
+		printf("no newline");
+		fflush(stdout);
+		pvm_exit();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "rm")) {
+		resource_manager();
+		pvm_exit();
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "start")) {   /* no pvmd yet: start one */
+		char *args[] = { argv[2], NULL };
+		int cc = pvm_start_pvmd(1, args, 0);
+		printf("start_pvmd %d, joined %d\n", cc, pvm_mytid() > 0);
+		printf("start_pvmd again %d\n", pvm_start_pvmd(1, args, 0));
+		fflush(stdout);
+		pvm_halt();
+		return 0;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (pvm_mytid() < 0)
+		return 1;
+	pvm_setopt(PvmAutoErr, 0);
+	handlers(argv[0]);
+	database();
+	misc();
+	roles();
+	catch_output(argv[0]);
+	pvm_exit();
+	printf("after exit\n");
+	return 0;
+}

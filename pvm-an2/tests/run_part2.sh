@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# part2_check built against Debian's libpvm3 and against libpvm3-an2 must print the same
+# (task ids normalised): message handlers, pvm_insert/lookup/delete, catchout, hostsync,
+# getfds, getnoresets, export, hoster/tasker/rm registration; then pvm_start_pvmd, each
+# library starting the pvmd itself.
+set -euo pipefail
+bindir=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+normalize() { sed -E 's/t[0-9a-f]{5,}/tX/g'; }
+(
+	source "$here/pvmd_env.sh"
+	pvm_env_start "$bindir"
+	for lib in deb an2; do
+		timeout 60 "$bindir/part2_check-$lib" >"$PVM_WORK/$lib.raw" 2>"$PVM_WORK/$lib.err" \
+			|| { cat "$PVM_WORK/$lib.raw" "$PVM_WORK/$lib.err" >&2; pvm_env_fail "part2_check-$lib failed"; }
+		normalize < "$PVM_WORK/$lib.raw" > "$PVM_WORK/$lib.out"
+		# a resource manager last: the pvmd sends it the spawn requests afterwards
+	done
+	if ! diff "$PVM_WORK/deb.out" "$PVM_WORK/an2.out" >&2; then
+		pvm_env_fail "libpvm3-an2 answers differently from Debian's libpvm3 (< Debian, > ours)"
+	fi
+	out=$PVM_WORK/an2.out
+	[ -n "${PART2_SHOW:-}" ] && cat "$out" "$PVM_WORK/an2.err" >&2
+	for want in 'handler ran 1 time(s), got 21, answered 42 (recv 1)' \
+		'exit notification handled 1, queued 0' 'lookup 3: 3 data 7' 'delmhf 0, again -32, bad -2, far -32' 'ours kept 1' '[tX] line two' \
+		'[tX] no newline' '[tX] EOF' 'getnoresets after PvmNoReset 0 count 1 me 1' \
+		'unexport C: B' 'reg_tasker 0, listed 1' 'reg_hoster again (off) 0, listed 0'; do
+		grep -qF -- "$want" "$out" || pvm_env_fail "an2 output lacks: $want"
+	done
+	cat "$out"
+)
+# a resource manager (TM_SCHED), each library in a pvmd of its own (the pvmd keeps naming
+# a resource manager that has exited to new tasks)
+for lib in deb an2; do
+	(
+		source "$here/pvmd_env.sh"
+		pvm_env_start "$bindir"
+		timeout 30 "$bindir/part2_check-$lib" rm > "$PVM_WORK/rm.out" 2>&1 || { cat "$PVM_WORK/rm.out" >&2; pvm_env_fail "$lib: rm run failed"; }
+		grep -q '^reg_rm 0 host 1 name 1, listed 1$' "$PVM_WORK/rm.out" || { cat "$PVM_WORK/rm.out" >&2; pvm_env_fail "$lib: pvm_reg_rm"; }
+		echo "ok: $lib pvm_reg_rm"
+	)
+done
+# pvm_start_pvmd: no pvmd runs; each library starts one (Debian's, without our paths) and
+# stops it with pvm_halt
+for lib in deb an2; do
+	(
+		source "$here/pvmd_env.sh"
+		pvm_env_start "$bindir"
+		kill -TERM "$PVMD_PID"; wait "$PVMD_PID" 2>/dev/null || true
+		PVMD_PID=
+		rm -f "$PVM_TMP"/pvmd.* "$PVM_TMP"/pvml.*   # the helper's pvmd is gone: no trace of it
+		PVM_ENV_STOCK_SOCKETS=1   # Debian's library leaves its pvmtmp socket names behind
+		rc=0
+		timeout 30 "$bindir/part2_check-$lib" start "$PVM_TMP/hostfile" > "$PVM_WORK/start.out" 2>&1 || rc=$?
+		[ "$rc" -eq 0 ] || [ "$rc" -eq 143 ] || { cat "$PVM_WORK/start.out" >&2; pvm_env_fail "$lib: start_pvmd run: status $rc"; }
+		grep -q '^start_pvmd 0, joined 1$' "$PVM_WORK/start.out" || { cat "$PVM_WORK/start.out" >&2; pvm_env_fail "$lib: pvm_start_pvmd"; }
+		grep -q "^start_pvmd again $(printf '%d' -28)$" "$PVM_WORK/start.out" || { cat "$PVM_WORK/start.out" >&2; pvm_env_fail "$lib: second pvm_start_pvmd"; }
+		for i in $(seq 50); do [ -e "$PVM_TMP/pvmd.$(id -u).$PVM_VMID" ] || break; sleep 0.1; done
+		echo "ok: $lib pvm_start_pvmd started and pvm_halt stopped the pvmd"
+	)
+done
