@@ -1,5 +1,6 @@
 /* Joining and leaving the virtual machine: the TM_CONNECT/TM_CONN2 handshake, pvm_exit. */
 #include "an2pvm.h"
+#include "catchout.h"
 #include "an2_fastpath.h"
 
 #include <errno.h>
@@ -260,6 +261,7 @@ int pvm_exit(void)
 		return 0;
 	int cc = 0;
 	if (!lpvm.dead) {
+		catchout_at_exit();   /* the children's output we collect is all printed first */
 		fflush(stdout);
 		fflush(stderr);
 		struct msg *req = msg_new(ENC_XDR), *rep = NULL;
