@@ -1,6 +1,7 @@
 /* Issue 6's calls (message handlers, 3.3 database, catchout, hostsync, getfds, noresets,
  * export, helper registrations, start_pvmd), built against both libraries: the outputs
  * (task ids normalised) must be the same. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 #include <unistd.h>
 
 #include <pvm3.h>
+
+extern int pvm_errno;   /* both libraries export it; <pvm3.h> does not declare it */
 
 static int handled_value = -1, handler_calls, handler_sbuf_was, exit_seen = -1;
 
@@ -193,8 +196,117 @@ static void catch_output(char *self)
 	fflush(stdout);
 }
 
+#ifdef PART2_AN2
+int pvm_getmwid(int mid);   /* ours only: Debian's 3.4.6 does not have them */
+int pvm_setmwid(int mid, int wid);
+#endif
+int pvm_gettmask(int who, char *tmask);
+int pvm_settmask(int who, char *tmask);
+int pvm_vpackf(const char *fmt, va_list ap);
+int pvm_vunpackf(const char *fmt, va_list ap);
+
+static int pack_v(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int cc = pvm_vpackf(fmt, ap);
+	va_end(ap);
+	return cc;
+}
+
+static int unpack_v(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int cc = pvm_vunpackf(fmt, ap);
+	va_end(ap);
+	return cc;
+}
+
+/* Calls the other tests do not make: contexts, message-in-a-message, minfo, siblings,
+ * strerror, tickle. */
+static void extras(void)
+{
+	int me = pvm_mytid(), v = 0;
+	int ctx = pvm_newcontext();
+	int old = pvm_setcontext(ctx);
+	send_self(5, 1);
+	pvm_setcontext(old);
+	int other = pvm_nrecv(-1, 5);
+	pvm_setcontext(ctx);
+	struct timeval wait = { 5, 0 };
+	int here = pvm_trecv(-1, 5, &wait);
+	pvm_setcontext(old);
+	printf("context: new %d, other context sees it %d, its own %d, free %d\n", ctx > 0,
+	       other > 0, here > 0, pvm_freecontext(ctx));
+
+	int inner = pvm_mkbuf(PvmDataDefault);
+	int save = pvm_setsbuf(inner);
+	v = 7;
+	pvm_pkint(&v, 1, 1);
+	pvm_setsbuf(pvm_mkbuf(PvmDataDefault));
+	int cc = pvm_pkmesg(inner);
+	pvm_send(me, 6);
+	pvm_recv(me, 6);
+	int got = pvm_upkmesg();
+	pvm_setrbuf(got);
+	v = 0;
+	pvm_upkint(&v, 1, 1);
+	printf("pkmesg %d upkmesg %d value %d\n", cc, got > 0, v);
+	pvm_freebuf(got);
+	pvm_freebuf(pvm_setsbuf(pvm_mkbuf(PvmDataDefault)));
+	cc = pvm_pkmesgbody(inner);
+	pvm_send(me, 8);
+	pvm_recv(me, 8);
+	v = 0;
+	pvm_upkint(&v, 1, 1);
+	printf("pkmesgbody %d value %d\n", cc, v);
+	pvm_freebuf(pvm_setsbuf(save));
+	pvm_freebuf(inner);
+
+	struct pvmminfo mi;
+	int mid = pvm_mkbuf(PvmDataDefault);
+	pvm_getminfo(mid, &mi);
+	mi.tag = 99;
+	cc = pvm_setminfo(mid, &mi);
+	pvm_getminfo(mid, &mi);
+	printf("setminfo %d tag %d\n", cc, mi.tag);
+	pvm_initsend(PvmDataDefault);
+	cc = pack_v("%d", 31);
+	pvm_send(me, 9);
+	pvm_recv(me, 9);
+	v = 0;
+	int ucc = unpack_v("%d", &v);
+	printf("vpackf %d vunpackf %d value %d\n", cc, ucc, v);
+	pvm_freebuf(mid);
+
+	int *sibs = NULL;
+	int n = pvm_siblings(&sibs);
+	printf("siblings %d, me %d\n", n, n == 1 && sibs && sibs[0] == me);
+
+	pvm_errno = PvmNoBuf;
+	printf("strerror: %s\n", pvm_strerror());
+	int args[1] = { 0 }, nresp = 0, resp[16];
+	printf("tickle %d\n", pvm_tickle(1, args, &nresp, resp));
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "an2only")) {   /* tracing (not implemented), mwid */
+		pvm_mytid();
+		pvm_setopt(PvmAutoErr, 0);
+		printf("reg_tracer %d\n", pvm_reg_tracer(-1, -1, -1, -1, "", 0, 0));
+		char mask[64] = "";
+		printf("gettmask %d settmask %d\n", pvm_gettmask(PvmTaskSelf, mask),
+		       pvm_settmask(PvmTaskSelf, mask));
+#ifdef PART2_AN2
+		int mid = pvm_mkbuf(PvmDataDefault);
+		int cc = pvm_setmwid(mid, 1234);
+		printf("setmwid %d getmwid %d bad %d\n", cc, pvm_getmwid(mid), pvm_getmwid(-1));
+#endif
+		pvm_exit();
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "quit")) {
 		pvm_mytid();
 		pvm_exit();
@@ -228,6 +340,7 @@ int main(int argc, char **argv)
 		return 1;
 	pvm_setopt(PvmAutoErr, 0);
 	handlers(argv[0]);
+	extras();
 	database();
 	misc();
 	roles();

@@ -24,10 +24,14 @@ normalize() { sed -E 's/t[0-9a-f]{5,}/tX/g'; }
 	for want in 'handler ran 1 time(s), got 21, answered 42 (recv 1)' \
 		'exit notification handled 1, queued 0' 'lookup 3: 3 data 7' 'delmhf 0, again -32, bad -2, far -32' 'ours kept 1' '[tX] line two' \
 		'[tX] no newline' '[tX] EOF' 'getnoresets after PvmNoReset 0 count 1 me 1' \
-		'unexport C: B' 'reg_tasker 0, listed 1' 'reg_hoster again (off) 0, listed 0'; do
+		'unexport C: B' 'vpackf 0 vunpackf 0 value 31' 'pkmesg 0 upkmesg 1 value 7' 'pkmesgbody 0 value 7' 'context: new 1, other context sees it 0, its own 1, free 0' 'reg_tasker 0, listed 1' 'reg_hoster again (off) 0, listed 0'; do
 		grep -qF -- "$want" "$out" || pvm_env_fail "an2 output lacks: $want"
 	done
 	cat "$out"
+	"$bindir/part2_check-an2" an2only > "$PVM_WORK/tracer.out" 2>&1
+	grep -q "^reg_tracer -24$" "$PVM_WORK/tracer.out" || pvm_env_fail "pvm_reg_tracer should answer PvmNotImpl"
+	grep -q "^gettmask -24 settmask -24$" "$PVM_WORK/tracer.out" || pvm_env_fail "trace masks should answer PvmNotImpl"
+	grep -q "^setmwid 0 getmwid 1234 bad -2$" "$PVM_WORK/tracer.out" || pvm_env_fail "pvm_setmwid/getmwid"
 )
 # a resource manager (TM_SCHED), each library in a pvmd of its own (the pvmd keeps naming
 # a resource manager that has exited to new tasks)
