@@ -71,6 +71,14 @@ void an2_order_release(struct peer *p, int force)
 
 void an2_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr)
 {
+	if (!p->ha_head && p->req_seen && hdr->dmn_before <= p->dmn_deliv) {
+		rxq_enqueue(m);   /* the steady state: nothing to wait for */
+		p->an2_deliv++;
+		delivered++;
+		if (p->hd_head)
+			an2_order_release(p, 0);
+		return;
+	}
 	hold(&p->ha_head, &p->ha_tail, m, hdr->dmn_before);
 	an2_order_release(p, 0);
 }

@@ -13,6 +13,7 @@
 #define POOL_RESERVE (4u << 20)      /* area bytes packing leaves for receive buffers */
 #define SPIN_US 0                    /* idle: spin this long (3 parties share 2 cores: yield at once), */
 #define YIELD_US 3000                /* then yield up to this long, then sleep */
+#define RESLEEP_US 50                /* after a wake-up without a message: this long */
 #define DAEMON_CHECK_US 200          /* waiting: read the pvmd socket this often */
 #define DAEMON_BUSY_US 10000         /* busy with AN2 traffic: this often */
 #define BYE_WAIT_MS 3000
@@ -491,6 +492,8 @@ static int an2_pollfds(struct transport *t, struct pollfd *fds, int max)
 /* ---- waiting (lpvm_pump) ---- */
 
 static long long idle_since_us = -1, last_daemon_us;
+static int slept;   /* we slept during this wait: after a wake-up that brought no message
+                     * (a report on the way), sleep again soon rather than yield 3 ms */
 
 int an2_fastpath_daemon_due(int force)
 {
@@ -514,7 +517,7 @@ int an2_fastpath_idle(long long deadline_us)
 	if (idle_since_us < 0)
 		idle_since_us = now;
 	long long idle = now - idle_since_us;
-	if (idle >= YIELD_US || (deadline_us >= 0 && now >= deadline_us)) {
+	if (idle >= (slept ? RESLEEP_US : YIELD_US) || (deadline_us >= 0 && now >= deadline_us)) {
 		idle_since_us = -1;
 		if (an2_sleep_prepare(an2r->ep) == 0)
 			return 0;                 /* asked for the interrupt: sleep in poll() now */
@@ -531,11 +534,13 @@ void an2_fastpath_woke(void)
 	if (an2r && !an2r->gone)
 		an2_sleep_finish(an2r->ep);
 	idle_since_us = -1;
+	slept = 1;
 }
 
 void an2_fastpath_busy(void)
 {
 	idle_since_us = -1;
+	slept = 0;
 }
 
 /* ---- starting and stopping ---- */
