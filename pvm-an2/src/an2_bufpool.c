@@ -11,6 +11,8 @@
 #define NORDERS (MAX_ORDER - MIN_ORDER + 1)
 #define NIL UINT32_MAX
 
+#define SMALL_CACHE 64
+
 enum { U_INSIDE = 0, U_FREE_HEAD = 1, U_USED_HEAD = 2 };
 
 struct bufpool {
@@ -23,6 +25,8 @@ struct bufpool {
 	uint16_t *txref;                /* transmit references per used head */
 	uint8_t *zombie;                /* freed while referenced */
 	size_t free_bytes, blocks_out, reserve;
+	uint32_t small[SMALL_CACHE];    /* free minimum-size blocks kept out of the buddy lists */
+	unsigned nsmall;                /* (headers and small copies come and go per message) */
 	struct frag_allocator alloc;
 };
 
@@ -63,6 +67,14 @@ void *bufpool_alloc_area(struct bufpool *p, size_t size)
 	if (!p || size > POOL_MAX_BLOCK)
 		return NULL;
 	int want = order_for(size), ord = want;
+	if (want == MIN_ORDER && p->nsmall) {
+		uint32_t u = p->small[--p->nsmall];
+		p->txref[u] = 0;
+		p->zombie[u] = 0;
+		p->free_bytes -= UNIT;
+		p->blocks_out++;
+		return p->base + (size_t)u * UNIT;
+	}
 	while (ord <= MAX_ORDER && p->free_head[ord - MIN_ORDER] == NIL)
 		ord++;
 	if (ord > MAX_ORDER)
@@ -87,6 +99,10 @@ static void release(struct bufpool *p, uint32_t u)
 	int ord = p->order[u];
 	p->free_bytes += (size_t)1 << ord;
 	p->blocks_out--;
+	if (ord == MIN_ORDER && p->nsmall < SMALL_CACHE) {
+		p->small[p->nsmall++] = u;   /* stays a used head in the buddy's view */
+		return;
+	}
 	p->state[u] = U_INSIDE;
 	while (ord < MAX_ORDER) {   /* merge with a free buddy of the same order */
 		uint32_t buddy = u ^ (1u << (ord - MIN_ORDER));

@@ -365,10 +365,18 @@ static void pdu_arrived(struct peer *p, char *b, uint32_t len)
 		if (dl <= RX_COPY_MAX || bufpool_free_bytes(an2r->pool) < POOL_RESERVE) {
 			/* copy out, so that the buffer goes back to the ring (small PDUs, or an
 			 * application that keeps many messages) */
-			f = frag_new(dl);
-			if (f) {
+			f = calloc(1, sizeof *f);   /* plain memory: it is never transmitted */
+			char *mem = f ? malloc(FRAG_HEADROOM + dl) : NULL;
+			if (mem) {
+				f->mem = mem;
+				f->mem_size = FRAG_HEADROOM + dl;
+				f->owner = bufpool_allocator(an2r->pool);   /* frees what is not its own */
+				f->data = mem + FRAG_HEADROOM;
+				f->len = f->cap = dl;
 				memcpy(f->data, b + FRAG_HEADROOM, dl);
-				f->len = dl;
+			} else {
+				free(f);
+				f = NULL;
 			}
 			bufpool_free(an2r->pool, b);
 		} else {
