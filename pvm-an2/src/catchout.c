@@ -6,6 +6,7 @@
 
 #include "an2pvm.h"
 #include "catchout.h"
+#include "compat_internal.h"
 #include "mhf.h"
 
 /* TC_OUTPUT { int tid, int n, byte text[n] if n > 0 }: n > 0 is text, else TO_EOF (the
@@ -173,6 +174,7 @@ int pvm_catchout(FILE *f)
 		lpvm.out_tid = lpvm.self_out_tid;
 		out_file = NULL;
 	}
+	compat_publish();
 	return PvmOk;
 }
 

@@ -1,5 +1,6 @@
 /* Message contexts (TM_CONTEXT) and the wait-id accessors. */
 #include "an2pvm.h"
+#include "compat_internal.h"
 
 int pvm_getcontext(void)
 {
@@ -14,6 +15,7 @@ int pvm_setcontext(int ctx)
 		return lpvm_error("pvm_setcontext", cc);
 	int old = lpvm.ctx;
 	lpvm.ctx = ctx;
+	compat_publish();
 	return old;
 }
 

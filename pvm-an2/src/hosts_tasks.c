@@ -1,6 +1,7 @@
 /* Requests to the pvmd about tasks and hosts: spawn, kill, signals, config, tasks, status,
  * host add/delete, notify, halt. */
 #include "an2pvm.h"
+#include "registrations.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -474,7 +475,9 @@ int pvm_notify(int what, int code, int count, int *vals)
 	if (!cc) cc = lpvm_pack_int(req, code);
 	if (!cc) cc = lpvm_pack_int(req, count);
 	if (!cc) cc = lpvm_pack(req, PVM_INT, vals, ntids, 1);
-	if (!cc) cc = lpvm_route_send(req, TIDPVMD, TM_NOTIFY, SYSCTX_TM);   /* no reply */
+	int rm_tag = rm_request_tag(TM_NOTIFY);   /* no reply; to the resource manager if one runs */
+	if (!cc) cc = rm_tag ? lpvm_route_send(req, lpvm.sched_tid, rm_tag, lpvm.ctx)
+	                     : lpvm_route_send(req, TIDPVMD, TM_NOTIFY, SYSCTX_TM);
 	msg_free(req);
 	return cc < 0 ? lpvm_error("pvm_notify", cc) : 0;
 }

@@ -1,6 +1,7 @@
 /* Sending and receiving: send, mcast, psend/precv, recv, nrecv, trecv, probe, recvf. */
 #include "an2pvm.h"
 #include "an2_fastpath.h"
+#include "registrations.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,9 @@ int lpvm_daemon_call(struct msg *req, int tag, struct msg **reply)
 	*reply = NULL;
 	if (lpvm.dead || !lpvm.daemon)
 		return PvmSysErr;
+	int rm_tag = rm_request_tag(tag);
+	if (rm_tag)
+		return rm_call(req, rm_tag, reply);   /* a resource manager schedules it */
 	req->wid = lpvm.next_wid++;
 	int cc = lpvm_route_send(req, TIDPVMD, tag, SYSCTX_TM);
 	while (cc >= 0) {

@@ -1,7 +1,7 @@
 /* Tracing (pvm_reg_tracer, trace masks) answers PvmNotImpl: we emit no trace events. The
  * calls exist so that programs linked to Debian's libpvm3 load on the drop-in (BIND_NOW).
- * Also the helper names Debian's library exports that its programs use. The group calls
- * and PvmSum & co. are not here: like Debian's, they live in the group library. */
+ * The group calls and PvmSum & co. are not here: like Debian's, they live in the group
+ * library. */
 #include <stdio.h>   /* before <pvm3.h>: it declares pvm_catchout only when FILE is known */
 #include <stdlib.h>
 #include <sys/time.h>
@@ -13,8 +13,8 @@
 
 int pvm_reg_tracer(int a, int b, int c, int d, char *e, int f, int g) { (void)a; (void)b; (void)c; (void)d; (void)e; (void)f; (void)g; return NOT_YET("pvm_reg_tracer"); }
 
-/* Debian's library exports these helpers and some of its programs (the pvm console, the
- * bandwidth tests, libfpvm3) call them. */
+/* Debian's library exports these helpers and the pvm console calls them (more in
+ * compat_internal.c). */
 char *pvmgettmp(void)
 {
 	char *d = getenv("PVM_TMP");
@@ -32,25 +32,3 @@ int pvm_gettmask(int who, char *tmask);
 int pvm_gettmask(int who, char *tmask) { (void)who; (void)tmask; return NOT_YET("pvm_gettmask"); }
 int pvm_settmask(int who, char *tmask);
 int pvm_settmask(int who, char *tmask) { (void)who; (void)tmask; return NOT_YET("pvm_settmask"); }
-
-int pvmsleep(int secs);
-int pvmsleep(int secs)
-{
-	return secs > 0 ? (int)sleep((unsigned)secs) : 0;
-}
-
-int pvmgetclock(struct timeval *tv);
-int pvmgetclock(struct timeval *tv)
-{
-	return tv ? gettimeofday(tv, NULL) : -1;
-}
-
-int pvmlogerror(char *s);
-int pvmlogerror(char *s)
-{
-	if (lpvm.mytid == -1)
-		fprintf(stderr, "libpvm [pid%d]: %s", (int)getpid(), s ? s : "");
-	else
-		fprintf(stderr, "libpvm [t%x]: %s", (unsigned)lpvm.mytid, s ? s : "");
-	return 0;
-}

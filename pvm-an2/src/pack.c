@@ -184,7 +184,8 @@ static int pack_inplace(struct msg *m, int type, const char *p, int cnt, int std
 
 int lpvm_pack(struct msg *m, int type, const void *p, int cnt, int std)
 {
-	if (cnt < 0 || std < 1 || (cnt > 0 && !p) || !mem_size(type))
+	/* stride 0 (every item from one place) is accepted as stock does: Debian's srm passes it */
+	if (cnt < 0 || std < 0 || (cnt > 0 && !p) || !mem_size(type))
 		return PvmBadParam;
 	if (cnt == 0 && type != PVM_BYTE)
 		return 0;
@@ -344,7 +345,7 @@ static int unpack_raw(struct msg *m, int type, char *p, int cnt, int std)
 
 int lpvm_unpack(struct msg *m, int type, void *p, int cnt, int std)
 {
-	if (cnt < 0 || std < 1 || (cnt > 0 && !p) || !mem_size(type))
+	if (cnt < 0 || std < 0 || (cnt > 0 && !p) || !mem_size(type))
 		return PvmBadParam;
 	if (!decodable(m))
 		return PvmBadMsg;

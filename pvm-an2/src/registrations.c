@@ -4,6 +4,7 @@
  * SM_* for a resource manager) reach the program as ordinary messages. And pvm_getnoresets,
  * the tasks listed in the PvmNoReset class. */
 #include "an2pvm.h"
+#include "registrations.h"
 
 #include <stdlib.h>
 
@@ -88,13 +89,8 @@ int pvm_reg_rm(struct pvmhostinfo **hip)
 	struct msg *req = msg_new(ENC_XDR), *rep = NULL;
 	if (!req)
 		return lpvm_error("pvm_reg_rm", PvmNoMem);
-	if (lpvm.sched_tid) {   /* a resource manager runs: it is asked, in the base context */
-		req->wid = lpvm.next_wid++;
-		cc = lpvm_route_send(req, lpvm.sched_tid, SM_SCHED, PvmBaseContext);
-		while (cc >= 0 && !(rep = rxq_take_system(0, SM_SCHED, PvmBaseContext, req->wid)))
-			cc = lpvm_pump(NULL);
-		if (rep)
-			msg_rewind(rep);
+	if (lpvm.sched_tid && lpvm.sched_tid != lpvm.mytid) {   /* the running one is asked */
+		cc = rm_call(req, SM_SCHED, &rep);
 	} else {
 		cc = lpvm_daemon_call(req, TM_SCHED, &rep);
 	}
@@ -158,4 +154,38 @@ int pvm_getnoresets(int **tids, int *ntids)
 	if (ntids)
 		*ntids = n;
 	return PvmOk;
+}
+
+/* While a resource manager runs (the pvmd named it when we joined), stock sends it the
+ * requests it schedules, with SM_* tags in the base context, instead of the pvmd. */
+int rm_request_tag(int tm_tag)
+{
+	if (!lpvm.sched_tid || lpvm.sched_tid == lpvm.mytid)
+		return 0;
+	switch (tm_tag) {
+	case TM_SPAWN: return SM_SPAWN;
+	case TM_CONFIG: return SM_CONFIG;
+	case TM_ADDHOST: return SM_ADDHOST;
+	case TM_DELHOST: return SM_DELHOST;
+	case TM_TASK: return SM_TASK;
+	case TM_NOTIFY: return SM_NOTIFY;
+	default: return 0;
+	}
+}
+
+int rm_call(struct msg *req, int sm_tag, struct msg **reply)
+{
+	*reply = NULL;
+	req->wid = lpvm.next_wid++;
+	int cc = lpvm_route_send(req, lpvm.sched_tid, sm_tag, PvmBaseContext);
+	while (cc >= 0) {
+		struct msg *r = rxq_take_system(0, sm_tag, PvmBaseContext, req->wid);
+		if (r) {
+			msg_rewind(r);
+			*reply = r;
+			return 0;
+		}
+		cc = lpvm_pump(NULL);
+	}
+	return cc;
 }

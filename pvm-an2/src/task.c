@@ -1,6 +1,7 @@
 /* Joining and leaving the virtual machine: the TM_CONNECT/TM_CONN2 handshake, pvm_exit. */
 #include "an2pvm.h"
 #include "catchout.h"
+#include "compat_internal.h"
 #include "an2_fastpath.h"
 
 #include <errno.h>
@@ -214,6 +215,7 @@ int lpvm_attach(void)
 	if (ctx)
 		lpvm.ctx = (int)strtol(ctx, NULL, 0);
 	an2_fastpath_start();   /* or the daemon route alone (said once in the log) */
+	compat_publish();
 	return 0;
 }
 
@@ -239,6 +241,7 @@ void lpvm_detach(void)
 	lpvm.mytid = -1;
 	lpvm.myptid = 0;
 	lpvm.dead = 0;
+	compat_publish();
 }
 
 int pvm_mytid(void)
