@@ -42,7 +42,12 @@ kill)
 	# (150,000-byte messages are 3 PDUs; 16 receive buffers hold 5 1/3 of them): killed then
 	FASTPATH_SLOW_START=1 "$bindir/fastpath_check" stream 100000 150000 > out 2> err &
 	parent=$!
-	sleep 1
+	prev=0   # stalled: the 20 messages and more went through the switch, then none for 300 ms
+	for i in $(seq 12); do
+		sleep 0.3; n=$(cells); n=${n:-0}
+		[ "$n" -gt 70000 ] && [ "$n" -eq "$prev" ] && break
+		prev=$n
+	done
 	c=$(child_pid "$parent"); [ -n "$c" ] || pvm_env_fail "no child to kill"
 	kill -KILL "$c"
 	rc=0; wait "$parent" || rc=$?

@@ -7,7 +7,7 @@
  *   stream N SIZE    child streams N messages to the parent, which checks each one; a
  *                    receive error is printed ("recv error <code>") and the parent goes on
  *                    until the child is gone (PvmTaskExit); FASTPATH_SLOW_START=1: the
- *                    parent sleeps 2 s after 20 messages */
+ *                    parent sleeps 4 s after 20 messages */
 #include <pvm3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,7 +176,7 @@ static int parent_stream(int child, int n, int size)
 	pvm_notify(PvmTaskExit, TAG_EXIT, 1, &child);
 	for (;;) {
 		if (got == 20 && getenv("FASTPATH_SLOW_START"))
-			sleep(2);   /* not polling: the sender stalls in mid-message on flow control */
+			sleep(4);   /* not polling: the sender stalls in mid-message on flow control */
 		struct timeval tmo = { 30, 0 };
 		int bufid = pvm_trecv(-1, -1, &tmo);
 		if (bufid == 0) {
