@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The AN2 fast path under one scenario, each with its own pvmd and an2d (stopped at the end):
-#   fastpath.sh BIN mixed | nosyscall | kill | an2d-stop | ber | pvm-tests TESTSCRIPT ARGS...
+#   fastpath.sh BIN mixed | hoard | nosyscall | kill | an2d-stop | ber | pvm-tests TESTSCRIPT ARGS...
 set -euo pipefail
 bindir=$(cd "$1" && pwd); scenario=$2; shift 2
 BIN=${AN2_BUILD_DIR:?}/bin
@@ -22,6 +22,13 @@ mixed)
 	n=$(cells); echo "cells through the switch: $n"
 	[ "${n:-0}" -gt 10000 ] || pvm_env_fail "messages did not cross VCs"
 	;;
+hoard)
+	# 400 x 150,000 bytes kept by the receiver: twice the 32 MiB buffer area
+	check hoard 400 150000
+	grep -q "^hoard: 400 messages of 150000 bytes kept, 0 bad" out || pvm_env_fail "hoarded messages"
+	n=$(cells); echo "cells through the switch: $n"
+	[ "${n:-0}" -gt 1000000 ] || pvm_env_fail "messages did not cross VCs"
+	;;
 nosyscall)
 	command -v strace >/dev/null || pvm_env_fail "strace is not installed"
 	# an2d first (an autostarted one would be traced too), never falling asleep under
@@ -33,17 +40,23 @@ nosyscall)
 		awk '$NF == "sched_yield" || $NF == "total" || $1 ~ /^-/ || $1 == "%" { next }
 		     { n += ($4 ~ /^[0-9]+$/) ? $4 : $3 } END { print n + 0 }' "strace.$1"
 	}
-	few=$(count 300); many=$(count 3000)
-	echo "system calls besides sched_yield: $few for 300 round trips, $many for 3000"
-	[ $((many - few)) -lt 300 ] || { cat strace.3000; pvm_env_fail "system calls grow with messages"; }
+	# load from elsewhere lengthens waits (the pvmd socket is read every 200 us of waiting):
+	# three tries; a system call per message would fail them all
+	for try in 1 2 3; do
+		few=$(count 300); many=$(count 3000)
+		echo "system calls besides sched_yield: $few for 300 round trips, $many for 3000"
+		[ $((many - few)) -lt 300 ] && break
+		[ "$try" -eq 3 ] && { cat strace.3000; pvm_env_fail "system calls grow with messages"; }
+	done
 	;;
 kill)
 	# the receiver sleeps at first, so the sender stalls on flow control in mid-message
 	# (150,000-byte messages are 3 PDUs; 16 receive buffers hold 5 1/3 of them): killed then
 	FASTPATH_SLOW_START=1 "$bindir/fastpath_check" stream 100000 150000 > out 2> err &
 	parent=$!
+	for i in $(seq 100); do grep -q sleeping out 2>/dev/null && break; sleep 0.1; done
 	prev=0   # stalled: the 20 messages and more went through the switch, then none for 300 ms
-	for i in $(seq 12); do
+	for i in $(seq 10); do
 		sleep 0.3; n=$(cells); n=${n:-0}
 		[ "$n" -gt 70000 ] && [ "$n" -eq "$prev" ] && break
 		prev=$n

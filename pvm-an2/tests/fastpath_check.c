@@ -4,6 +4,7 @@
  *                    (PvmDontRoute) and AN2, raw / in-place packing, 0..200 KB; the parent
  *                    is slow at times; every message must arrive complete, in order, intact
  *   pingpong N SIZE  N round trips of SIZE bytes (psend/precv), prints the one-way time
+ *   hoard N SIZE     child streams N messages; the parent keeps them all, then checks them
  *   stream N SIZE    child streams N messages to the parent, which checks each one; a
  *                    receive error is printed ("recv error <code>") and the parent goes on
  *                    until the child is gone (PvmTaskExit); FASTPATH_SLOW_START=1: the
@@ -127,6 +128,37 @@ static int parent_mixed(int child, int n, unsigned seed)
 	return bad != 0;
 }
 
+/* The parent keeps every message (pvm_setrbuf(0)) before checking any: more than the buffer
+ * area holds, so the library must copy out and repost rather than starve the VC. */
+static int parent_hoard(int child, int n, int size)
+{
+	int *ids = calloc((size_t)n, sizeof *ids), bad = 0;
+	unsigned char *buf = malloc((size_t)size);
+	for (int i = 0; i < n; i++) {
+		ids[i] = pvm_recv(child, TAG_DATA);
+		if (ids[i] < 0) {
+			printf("hoard: receive %d failed: %d\n", i, ids[i]);
+			return 1;
+		}
+		pvm_setrbuf(0);   /* keep it: the next receive must not free it */
+	}
+	for (int i = 0; i < n; i++) {
+		int seq = -1;
+		pvm_setrbuf(ids[i]);
+		pvm_upkint(&seq, 1, 1);
+		if (seq != i || pvm_upkbyte((char *)buf, size, 1) < 0 || !check(buf, size, seq))
+			bad++;
+		pvm_freebuf(ids[i]);
+	}
+	pvm_recv(child, TAG_DONE);
+	pvm_initsend(PvmDataDefault);
+	pvm_send(child, TAG_EXIT);
+	printf("hoard: %d messages of %d bytes kept, %d bad\n", n, size, bad);
+	free(ids);
+	free(buf);
+	return bad != 0;
+}
+
 static void child_pingpong(int parent, int n, int size)
 {
 	char *buf = calloc(1, (size_t)size + 1);
@@ -175,8 +207,11 @@ static int parent_stream(int child, int n, int size)
 	int got = 0, errors = 0, bad = 0, last = -1, misordered = 0;
 	pvm_notify(PvmTaskExit, TAG_EXIT, 1, &child);
 	for (;;) {
-		if (got == 20 && getenv("FASTPATH_SLOW_START"))
-			sleep(4);   /* not polling: the sender stalls in mid-message on flow control */
+		if (got == 20 && getenv("FASTPATH_SLOW_START")) {
+			printf("sleeping\n");
+			fflush(stdout);
+			sleep(4);
+		}   /* not polling: the sender stalls in mid-message on flow control */
 		struct timeval tmo = { 30, 0 };
 		int bufid = pvm_trecv(-1, -1, &tmo);
 		if (bufid == 0) {
@@ -215,7 +250,7 @@ static int parent_stream(int child, int n, int size)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: fastpath_check mixed|pingpong|stream N ARG\n");
+		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream N ARG\n");
 		return 2;
 	}
 	int me = pvm_mytid();
@@ -243,6 +278,8 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		if (!strcmp(argv[1], "mixed"))
 			rc = parent_mixed(child, n, (unsigned)arg);
+		else if (!strcmp(argv[1], "hoard"))
+			rc = parent_hoard(child, n, arg);
 		else if (!strcmp(argv[1], "pingpong"))
 			rc = parent_pingpong(child, n, arg);
 		else
