@@ -115,6 +115,18 @@ void mhf_sync(void)
 	}
 }
 
+void mhf_at_exit(void)
+{
+	/* as stock's pvm_exit: every id is deleted, newest first, while we are still the task;
+	 * ids already free say so (PvmAutoErr reports them as stock does) */
+	mhf_sync();   /* the task-control entries exist from joining on, as in stock */
+	for (int i = nids - 1; i >= 0; i--)
+		if (delete(i) == PvmNotFound)
+			lpvm_error("pvm_delmhf", PvmNotFound);
+	mhf_reset();
+	table_tid = -1;
+}
+
 int mhf_add_internal(int src, int tag, int ctx, void (*f)(struct msg *))
 {
 	mhf_sync();

@@ -15,6 +15,8 @@ void mhf_reset(void);
 /* Brings the table in line with the connection: the task-control entries for a new task,
  * everything removed after pvm_exit. */
 void mhf_sync(void);
+/* pvm_exit, after TM_EXIT: every handler goes (as stock, with its reports). */
+void mhf_at_exit(void);
 /* A library handler: f reads the message (no PVM call that touches a route); returns its
  * id or a negative error. */
 int mhf_add_internal(int src, int tag, int ctx, void (*f)(struct msg *));

@@ -1,6 +1,7 @@
 /* The one receive queue all routes deliver into, and the wait loop that feeds it. */
 #include "an2pvm.h"
 #include "an2_fastpath.h"
+#include "mhf.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -60,6 +61,7 @@ int lpvm_default_match(int mid, int tid, int tag)
 
 struct msg *rxq_take_match(int tid, int tag, int remove)
 {
+	mhf_run_pending();   /* handlers first: their messages came before what is queued now */
 	struct msg *best = NULL, *best_prev = NULL, *prev = NULL;
 	int best_score = 0;
 	for (struct msg *m = head; m; prev = m, m = m->next) {

@@ -2,6 +2,7 @@
 #include "an2pvm.h"
 #include "catchout.h"
 #include "compat_internal.h"
+#include "mhf.h"
 #include "an2_fastpath.h"
 
 #include <errno.h>
@@ -276,6 +277,7 @@ int pvm_exit(void)
 	} else {
 		cc = PvmSysErr;
 	}
+	mhf_at_exit();
 	lpvm_detach();
 	return cc < 0 ? lpvm_error("pvm_exit", cc) : 0;
 }
