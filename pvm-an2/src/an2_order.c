@@ -105,7 +105,15 @@ int an2_fastpath_send(struct msg *m, int dst, int ctx)
 {
 	if (!an2r || !TID_IS_TASK(dst) || is_sysctx(ctx))
 		return 0;
-	struct peer *p = an2_negotiate_for_send(dst);
+	struct peer *p;
+	if (lpvm.route_opt == PvmDontRoute) {   /* as stock: request no route; but a pair that
+	                                          * has one still announces this message */
+		p = peer_find(dst);
+		if (p && p->state != PEER_OPEN && p->state != PEER_PENDING)
+			p = NULL;
+	} else {
+		p = an2_negotiate_for_send(dst);
+	}
 	if (!p)
 		return 0;
 	if (p->state == PEER_OPEN && an2r->active && lpvm.route_opt != PvmDontRoute) {

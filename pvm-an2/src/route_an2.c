@@ -503,9 +503,22 @@ static long long idle_since_us = -1, last_daemon_us;
 static int slept;   /* we slept during this wait: after a wake-up that brought no message
                      * (a report on the way), sleep again soon rather than yield 3 ms */
 
+/* A VC is open or being opened: only then is there AN2 traffic worth spinning for. A task
+ * whose peers all use the daemon route (PvmDontRoute, Debian tasks, AN2 off) waits as the
+ * daemon route alone does: asleep in poll() on the pvmd socket, which it reads at once. */
+static int fastpath_in_use(void)
+{
+	if (an2r->pending_opens)
+		return 1;
+	for (uint32_t vc = 0; vc < an2r->max_vcs; vc++)
+		if (an2r->vc_peer[vc])
+			return 1;
+	return 0;
+}
+
 int an2_fastpath_daemon_due(int force)
 {
-	if (!an2r || an2r->gone || force)
+	if (!an2r || an2r->gone || force || !fastpath_in_use())
 		return 1;
 	/* the pvmd socket costs a system call: while AN2 keeps us busy, look every
 	 * DAEMON_BUSY_US; once we have waited DAEMON_CHECK_US for anything, every DAEMON_CHECK_US */
@@ -519,7 +532,7 @@ int an2_fastpath_daemon_due(int force)
 
 int an2_fastpath_idle(long long deadline_us)
 {
-	if (!an2r || an2r->gone)
+	if (!an2r || an2r->gone || !fastpath_in_use())
 		return 0;
 	long long now = an2_now_us();
 	if (idle_since_us < 0)
