@@ -12,7 +12,7 @@ results=$(mktemp -d "$base/examples.XXXXXX")
 trap 'rm -rf "$results"' EXIT
 [ -n "${KEEP_RESULTS:-}" ] && trap 'echo "results in $results"' EXIT
 
-normalize() { sed -E 's/t[0-9a-f]{5,}/tX/g; s/\b4[0-9a-f]{4}\b/tX/g; s/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g'; }
+normalize() { sed -E 's/t[0-9a-f]{5,}/tX/g; s/\b4[0-9a-f]{4}\b/tX/g; s/0x[0-9a-f]+/0xN/g; s/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g'; }
 # LeakSanitizer's table of used suppressions depends on the library (and on the children
 # whose output pvm_catchout collects): dropped, with the empty lines around it
 lsan_free() { grep -Ev '^(\[t[0-9a-f]+\] ?)?$|^(\[t[0-9a-f]+\] )?(-+$|Suppressions used:| +count +bytes| +[0-9]+ +[0-9]+ )' || true; }

@@ -6,9 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <pvm3.h>
+#include <pvmproto.h>
+
+#define TIDPVMD_TASKER ((int)0x80000000)   /* our pvmd */
 
 extern int pvm_errno;   /* both libraries export it; <pvm3.h> does not declare it */
 
@@ -290,8 +294,89 @@ static void extras(void)
 	printf("tickle %d\n", pvm_tickle(1, args, &nresp, resp));
 }
 
+/* A tasker: the pvmd asks it (SM_STTASK) to start the tasks it spawns; it starts one, reports
+ * its exit (SM_TASKX) and unregisters. */
+static void tasker(void)
+{
+	pvm_mytid();
+	pvm_setopt(PvmResvTids, 1);   /* it talks to the pvmd */
+	printf("reg_tasker %d\n", pvm_reg_tasker());
+	fflush(stdout);
+	struct timeval wait = { 20, 0 };
+	int mid = pvm_trecv(-1, SM_STTASK, &wait);
+	int tid = 0, flags = 0, argc = 0, nenv = 0, found_epid = 0;
+	char path[1024] = "", *args[16] = { 0 }, *envs[256] = { 0 };
+	pvm_upkint(&tid, 1, 1);
+	pvm_upkint(&flags, 1, 1);
+	pvm_upkstr(path);
+	pvm_upkint(&argc, 1, 1);
+	for (int i = 0; i < argc && i < 15; i++) {
+		args[i] = malloc(1024);
+		pvm_upkstr(args[i]);
+	}
+	pvm_upkint(&nenv, 1, 1);
+	for (int i = 0; i < nenv && i < 255; i++) {
+		envs[i] = malloc(4096);
+		pvm_upkstr(envs[i]);
+		found_epid |= !strncmp(envs[i], "PVMEPID=", 8);
+	}
+	int src = 0;
+	if (mid > 0)
+		pvm_bufinfo(mid, NULL, NULL, &src);
+	printf("SM_STTASK %d: from a pvmd %d, a task of our host %d, argc %d, argv[1] %s, "
+	       "PVMEPID given %d\n", mid > 0, (src & TIDPVMD_TASKER) != 0,
+	       pvm_tidtohost(tid) == pvm_tidtohost(pvm_mytid()), argc, argc > 1 ? args[1] : "-",
+	       found_epid);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < nenv && envs[i]; i++)
+			putenv(envs[i]);
+		execv(path, args);
+		_exit(127);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	int rep[6] = { tid, status, 0, 0, 0, 0 };
+	pvm_initsend(PvmDataDefault);
+	pvm_pkint(rep, 6, 1);
+	printf("task exit %d, SM_TASKX sent %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+	       pvm_send(TIDPVMD_TASKER, SM_TASKX) == 0);
+	printf("reg_tasker off %d\n", pvm_reg_tasker());
+	for (int i = 0; i < 16; i++)
+		free(args[i]);
+	for (int i = 0; i < 256; i++)
+		free(envs[i]);
+	pvm_exit();
+}
+
+/* Spawns a task while a tasker runs: the tasker starts it. */
+static void spawn_via_tasker(char *self)
+{
+	pvm_mytid();
+	char *args[] = { "quit", NULL };
+	int child = 0;
+	int n = pvm_spawn(self, args, PvmTaskDefault, "", 1, &child);
+	pvm_notify(PvmTaskExit, 91, 1, &child);
+	struct timeval wait = { 20, 0 };
+	int mid = pvm_trecv(-1, 91, &wait);
+	int who = 0;
+	if (mid > 0)
+		pvm_upkint(&who, 1, 1);
+	printf("spawned %d, its exit seen %d\n", n, mid > 0 && who == child);
+	pvm_exit();
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "tasker")) {
+		tasker();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "spawnq")) {
+		spawn_via_tasker(argv[0]);
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "an2only")) {   /* tracing (not implemented), mwid */
 		pvm_mytid();
 		pvm_setopt(PvmAutoErr, 0);

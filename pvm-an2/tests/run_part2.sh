@@ -28,6 +28,25 @@ normalize() { sed -E 's/t[0-9a-f]{5,}/tX/g'; }
 		grep -qF -- "$want" "$out" || pvm_env_fail "an2 output lacks: $want"
 	done
 	cat "$out"
+	# a tasker: the pvmd has it start the task another task spawns (SM_STTASK), it reports
+	# the exit (SM_TASKX) and unregisters
+	for lib in deb an2; do
+		timeout 30 "$bindir/part2_check-$lib" tasker > "$PVM_WORK/tasker-$lib" 2>&1 &
+		tasker=$!
+		for i in $(seq 100); do grep -q reg_tasker "$PVM_WORK/tasker-$lib" && break; sleep 0.05; done
+		timeout 30 "$bindir/part2_check-$lib" spawnq > "$PVM_WORK/spawnq-$lib" 2>&1 \
+			|| pvm_env_fail "$lib: spawn through the tasker failed"
+		wait "$tasker" || pvm_env_fail "$lib: tasker failed: $(cat "$PVM_WORK/tasker-$lib")"
+		cat "$PVM_WORK/spawnq-$lib" >> "$PVM_WORK/tasker-$lib"
+		sort "$PVM_WORK/tasker-$lib" > "$PVM_WORK/tasker-$lib.sorted"
+	done
+	diff "$PVM_WORK/tasker-deb.sorted" "$PVM_WORK/tasker-an2.sorted" >&2 \
+		|| pvm_env_fail "the tasker behaves differently (< Debian, > ours)"
+	for want in 'SM_STTASK 1: from a pvmd 1, a task of our host 1, argc 2, argv[1] quit, PVMEPID given 1' \
+		'task exit 0, SM_TASKX sent 1' 'spawned 1, its exit seen 1' 'reg_tasker off 0'; do
+		grep -qF -- "$want" "$PVM_WORK/tasker-an2" || pvm_env_fail "tasker run lacks: $want"
+	done
+	cat "$PVM_WORK/tasker-an2"
 	"$bindir/part2_check-an2" an2only > "$PVM_WORK/tracer.out" 2>&1
 	grep -q "^reg_tracer -24$" "$PVM_WORK/tracer.out" || pvm_env_fail "pvm_reg_tracer should answer PvmNotImpl"
 	grep -q "^gettmask -24 settmask -24$" "$PVM_WORK/tracer.out" || pvm_env_fail "trace masks should answer PvmNotImpl"
