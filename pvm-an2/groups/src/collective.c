@@ -157,27 +157,36 @@ int pvm_reduce(void (*func)(int *, void *, void *, int *, int *), void *data, in
 	return cc < 0 ? grp_error("pvm_reduce", cc) : 0;
 }
 
+/* For scatter and gather: the element size, the root's tid and the caller's instance in
+ * group. 0, or a negative PVM error. */
+static int roles(int type, const char *group, int rootinst, int *size, int *root, int *inst)
+{
+	*size = grp_type_size(type);
+	if (*size < 0)
+		return *size;
+	*root = grp_gettid(group, rootinst);
+	if (*root < 0)
+		return *root;
+	int me = pvm_mytid();
+	*inst = me < 0 ? me : grp_getinst(group, me);
+	return *inst < 0 ? *inst : 0;
+}
+
 static int scatter_steps(char *result, char *data, int count, int type, int tag,
                          const char *group, int rootinst)
 {
 	if (!result || count <= 0)
 		return PvmBadParam;
-	int size = grp_type_size(type);
-	if (size < 0)
-		return size;
-	int root = grp_gettid(group, rootinst);
-	if (root < 0)
-		return root;
-	int me = pvm_mytid();
-	int inst = me < 0 ? me : grp_getinst(group, me);
-	if (inst < 0)
-		return inst;
+	int size, root, inst;
+	int cc = roles(type, group, rootinst, &size, &root, &inst);
+	if (cc < 0)
+		return cc;
 	if (inst != rootinst)
 		return recv_items(root, tag, type, result, count);
 	if (!data)
 		return PvmBadParam;
 	int *tids = NULL, n = 0;
-	int cc = grp_tidlist(group, 1, &tids, &n);
+	cc = grp_tidlist(group, 1, &tids, &n);
 	size_t chunk = (size_t)size * (size_t)count;
 	for (int i = 0; i < n && cc == 0; i++) {
 		if (i == inst)
@@ -204,22 +213,16 @@ static int gather_steps(char *result, char *data, int count, int type, int tag,
 {
 	if (!data || count <= 0)
 		return PvmBadParam;
-	int size = grp_type_size(type);
-	if (size < 0)
-		return size;
-	int root = grp_gettid(group, rootinst);
-	if (root < 0)
-		return root;
-	int me = pvm_mytid();
-	int inst = me < 0 ? me : grp_getinst(group, me);
-	if (inst < 0)
-		return inst;
+	int size, root, inst;
+	int cc = roles(type, group, rootinst, &size, &root, &inst);
+	if (cc < 0)
+		return cc;
 	if (inst != rootinst)
 		return send_items(root, tag, type, data, count);
 	if (!result)
 		return PvmBadParam;
 	int *tids = NULL, n = 0;
-	int cc = grp_tidlist(group, 1, &tids, &n);
+	cc = grp_tidlist(group, 1, &tids, &n);
 	size_t chunk = (size_t)size * (size_t)count;
 	for (int i = 0; i < n && cc == 0; i++) {
 		if (i == inst)
