@@ -79,22 +79,32 @@ static void tx_complete(uint64_t cookie)
 	tx_inflight--;
 }
 
+/* Stalled for transmit reports: every DAEMON_CHECK_US, drain the pvmd socket (no deadlock
+ * with a peer's pvmd send) and have the next progress look at an2d's socket (a dead an2d
+ * writes no more reports: only its socket tells). 0 or a negative PVM error. */
+static int stall_check(long long *last_us)
+{
+	if (an2_now_us() - *last_us <= DAEMON_CHECK_US)
+		return 0;
+	*last_us = an2_now_us();
+	an2r->check_ctl = 1;
+	int cc = lpvm.daemon->progress(lpvm.daemon);
+	return cc < 0 ? cc : 0;
+}
+
 /* Reads reports until a transmit slot is free; keeps the pvmd socket drained meanwhile. */
 static int wait_tx_room(void)
 {
-	long long last_daemon = an2_now_us();
+	long long last_check = an2_now_us();
 	while (tx_free < 0 || an2_tx_space(an2r->ep) == 0) {
 		int cc = an2_route_progress(&an2r->t);
 		if (cc < 0)
 			return cc;
 		if (!an2r->active)
 			return 1;
-		if (an2_now_us() - last_daemon > DAEMON_CHECK_US) {
-			cc = lpvm.daemon->progress(lpvm.daemon);   /* no deadlock with a peer's pvmd send */
-			if (cc < 0)
-				return cc;
-			last_daemon = an2_now_us();
-		}
+		cc = stall_check(&last_check);
+		if (cc < 0)
+			return cc;
 		sched_yield();
 	}
 	return 0;
@@ -135,11 +145,12 @@ static int tx_pdu(struct peer *p, const struct an2_frag *fr, unsigned n, void **
  * NULL when the area stays exhausted with nothing in flight. */
 static void *tx_block(size_t size)
 {
+	long long last_check = an2_now_us();
 	for (;;) {
 		void *b = bufpool_alloc_area(an2r->pool, size);
 		if (b || tx_inflight == 0 || !an2r->active)
 			return b;
-		if (an2_route_progress(&an2r->t) < 0)
+		if (an2_route_progress(&an2r->t) < 0 || stall_check(&last_check) < 0)
 			return NULL;
 		sched_yield();
 	}
