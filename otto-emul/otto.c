@@ -179,6 +179,14 @@ static int vc_lookup(struct otto *o, uint32_t portion_id, uint16_t local_vc, str
     return 0;
 }
 
+/* vc_lookup, for a VC that must be bound: -ENOENT if it is not. */
+static int bound_vc_lookup(struct otto *o, uint32_t portion_id, uint16_t local_vc,
+                           struct otto_vc **out)
+{
+    int rc = vc_lookup(o, portion_id, local_vc, out);
+    return rc ? rc : (*out)->bound ? 0 : -ENOENT;
+}
+
 int otto_vc_bind(struct otto *o, uint32_t portion_id, uint16_t local_vc, uint16_t vpi,
                  uint16_t vci)
 {
@@ -203,11 +211,9 @@ int otto_vc_bind(struct otto *o, uint32_t portion_id, uint16_t local_vc, uint16_
 int otto_vc_unbind(struct otto *o, uint32_t portion_id, uint16_t local_vc)
 {
     struct otto_vc *v;
-    int rc = vc_lookup(o, portion_id, local_vc, &v);
+    int rc = bound_vc_lookup(o, portion_id, local_vc, &v);
     if (rc)
         return rc;
-    if (!v->bound)
-        return -ENOENT;
     vc_release(o, v, true);
     struct otto_portion *p = v->portion;
     /* acquire: the descriptors posted so far are drained (reported ABORTED) in otto_poll */
@@ -225,11 +231,9 @@ int otto_vc_unbind(struct otto *o, uint32_t portion_id, uint16_t local_vc)
 int otto_vc_peer_gone(struct otto *o, uint32_t portion_id, uint16_t local_vc)
 {
     struct otto_vc *v;
-    int rc = vc_lookup(o, portion_id, local_vc, &v);
+    int rc = bound_vc_lookup(o, portion_id, local_vc, &v);
     if (rc)
         return rc;
-    if (!v->bound)
-        return -ENOENT;
     if (v->peer_gone)
         return 0;
     v->peer_gone = true;
