@@ -81,6 +81,9 @@ int lpvm_default_match(int mid, int tid, int tag);
 /* messaging.c */
 int lpvm_route_send(struct msg *m, int dst, int tag, int ctx);
 /* Sends req to the pvmd and waits for its answer (*reply, rewound; caller frees). */
+/* Sends req to dst with a fresh wait id and waits for the reply carrying it (from the pvmd
+ * when dst is TIDPVMD). 0 with *reply, or a negative PVM error. */
+int lpvm_request(struct msg *req, int dst, int tag, int ctx, struct msg **reply);
 int lpvm_daemon_call(struct msg *req, int tag, struct msg **reply);
 /* Multicast of m to tids (sorted, deduplicated, without us) through the pvmd. */
 int lpvm_mcast_ctx(struct msg *m, const int *tids, int count, int tag, int ctx);

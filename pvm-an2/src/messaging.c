@@ -37,18 +37,13 @@ int lpvm_route_send(struct msg *m, int dst, int tag, int ctx)
 	return cc < 0 ? cc : 0;
 }
 
-int lpvm_daemon_call(struct msg *req, int tag, struct msg **reply)
+int lpvm_request(struct msg *req, int dst, int tag, int ctx, struct msg **reply)
 {
 	*reply = NULL;
-	if (lpvm.dead || !lpvm.daemon)
-		return PvmSysErr;
-	int rm_tag = rm_request_tag(tag);
-	if (rm_tag)
-		return rm_call(req, rm_tag, reply);   /* a resource manager schedules it */
 	req->wid = lpvm.next_wid++;
-	int cc = lpvm_route_send(req, TIDPVMD, tag, SYSCTX_TM);
+	int cc = lpvm_route_send(req, dst, tag, ctx);
 	while (cc >= 0) {
-		struct msg *r = rxq_take_system(1, tag, SYSCTX_TM, req->wid);
+		struct msg *r = rxq_take_system(dst == TIDPVMD, tag, ctx, req->wid);
 		if (r) {
 			msg_rewind(r);
 			*reply = r;
@@ -57,6 +52,17 @@ int lpvm_daemon_call(struct msg *req, int tag, struct msg **reply)
 		cc = lpvm_pump(NULL);
 	}
 	return cc;
+}
+
+int lpvm_daemon_call(struct msg *req, int tag, struct msg **reply)
+{
+	*reply = NULL;
+	if (lpvm.dead || !lpvm.daemon)
+		return PvmSysErr;
+	int rm_tag = rm_request_tag(tag);
+	if (rm_tag)
+		return rm_call(req, rm_tag, reply);   /* a resource manager schedules it */
+	return lpvm_request(req, TIDPVMD, tag, SYSCTX_TM, reply);
 }
 
 static int bad_tag(int tag)

@@ -175,17 +175,5 @@ int rm_request_tag(int tm_tag)
 
 int rm_call(struct msg *req, int sm_tag, struct msg **reply)
 {
-	*reply = NULL;
-	req->wid = lpvm.next_wid++;
-	int cc = lpvm_route_send(req, lpvm.sched_tid, sm_tag, PvmBaseContext);
-	while (cc >= 0) {
-		struct msg *r = rxq_take_system(0, sm_tag, PvmBaseContext, req->wid);
-		if (r) {
-			msg_rewind(r);
-			*reply = r;
-			return 0;
-		}
-		cc = lpvm_pump(NULL);
-	}
-	return cc;
+	return lpvm_request(req, lpvm.sched_tid, sm_tag, PvmBaseContext, reply);
 }
