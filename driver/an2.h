@@ -45,7 +45,7 @@ struct an2_open_params {
 #define AN2_ADDR_LEN   32     /* room for "itf.vpi.vci" */
 
 int  an2_open(const struct an2_open_params *params, an2_ep **out);
-void an2_close(an2_ep *ep);     /* also closes every VC; peers get AN2_STATUS_PEER_GONE */
+void an2_close(an2_ep *ep);     /* also closes every VC, as an2_vc_close */
 
 uint32_t an2_endpoint_id(const an2_ep *ep);  /* unique among an2d's endpoints; never 0 */
 void    *an2_buf_base(const an2_ep *ep);     /* the buffer area ... */
@@ -77,8 +77,9 @@ int an2_vc_open_complete(an2_ep *ep, struct an2_vc_info *out);
 /* Withdraws a started open: 0 if withdrawn, 1 if it had already completed (its completion
  * is then returned by an2_vc_open_complete), -ENOENT if none was started. */
 int an2_vc_open_cancel(an2_ep *ep, uint32_t peer_id);
-/* Closes a local VC; its posted buffers come back as ABORTED reports; the peer gets
- * AN2_STATUS_PEER_GONE. */
+/* Closes a local VC; its posted buffers come back as ABORTED reports. PDUs already reported
+ * sent still reach the peer (the switch keeps the route until its buffered cells are
+ * delivered); then the peer gets AN2_STATUS_PEER_GONE. */
 int an2_vc_close(an2_ep *ep, uint16_t vc);
 int an2_vc_info(const an2_ep *ep, uint16_t vc, struct an2_vc_info *out);
 

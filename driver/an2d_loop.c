@@ -32,6 +32,16 @@ static void cpu_relax(void)
 #endif
 }
 
+/* One pass of the controller and switch; VCs closed with cells in the switch finish once
+ * those cells have moved on. True if anything moved. */
+static bool poll_hardware(struct an2d_loop *L, uint64_t now)
+{
+    bool progress = otto_poll(L->otto, now);
+    if (progress)
+        an2_driver_drains_check(L->drv);
+    return progress;
+}
+
 /* Handles what epoll reports, waiting up to timeout_ns (0: just look; UINT64_MAX: forever).
  * Returns false when an2d must stop. */
 static bool handle_events(struct an2d_loop *L, uint64_t timeout_ns)
@@ -68,7 +78,7 @@ void an2d_loop_run(struct an2d_loop *L)
     uint64_t now = now_ns();
     uint64_t next_ctl = now, last_progress = now;
     for (;;) {
-        bool progress = otto_poll(L->otto, now);
+        bool progress = poll_hardware(L, now);
         now = now_ns();
         if (now >= next_ctl) {
             if (!handle_events(L, 0))
@@ -96,7 +106,7 @@ void an2d_loop_run(struct an2d_loop *L)
         }
         /* Sleep: tell every portion first, then look once more (see otto_hw.h). */
         otto_set_asleep(L->otto, true);
-        if (otto_poll(L->otto, now_ns())) {
+        if (poll_hardware(L, now_ns())) {
             otto_set_asleep(L->otto, false);
             now = last_progress = now_ns();
             continue;

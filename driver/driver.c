@@ -66,6 +66,7 @@ void an2_driver_destroy(struct an2_driver *drv)
         if (drv->clients[i].fd >= 0)
             drv_drop_client(drv, i, "an2d stopping");
     free(drv->pending);
+    free(drv->drains);
     free(drv->clients);
     free(drv);
 }

@@ -41,6 +41,9 @@ void an2_driver_accept(struct an2_driver *drv, int listen_fd);
 void an2_driver_event(struct an2_driver *drv, uint64_t data, uint32_t events);
 /* The controller's interrupt callback (struct otto_config.interrupt); ctx is the driver. */
 void an2_driver_interrupt(void *ctx, uint32_t portion_id);
+/* Finishes closed VCs whose buffered cells have all reached the peer (the peer is told
+ * PEER_GONE now). Call after the switch moved cells; cheap when nothing drains. */
+void an2_driver_drains_check(struct an2_driver *drv);
 /* True once a client has asked an2d to stop. */
 bool an2_driver_stop_requested(const struct an2_driver *drv);
 

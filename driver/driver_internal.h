@@ -20,6 +20,7 @@
 struct drv_vc {
     bool     used;
     bool     peer_gone;    /* the peer closed its end or died */
+    bool     draining;     /* the peer closed its end; cells it sent still drain into this VC */
     uint16_t vci;
     uint32_t peer_id;
     uint32_t peer_slot;    /* valid while !peer_gone */
@@ -44,6 +45,14 @@ struct drv_client {
     struct drv_vc *vcs;    /* max_vcs entries */
 };
 
+/* A closed VC end whose cells are still buffered in the switch: its route stays until they
+ * have reached the peer's VC, which is told PEER_GONE only then. */
+struct drv_drain {
+    uint16_t vci;          /* the closed end's VCI: the route's input, still reserved */
+    uint32_t peer_slot;
+    uint16_t peer_vc;
+};
+
 /* A VC_OPEN waiting for the peer's matching request. */
 struct drv_pending {
     uint32_t from_slot, from_id, to_id;
@@ -61,6 +70,8 @@ struct an2_driver {
     struct drv_client *clients;   /* limits.max_clients slots */
     struct drv_pending *pending;  /* npending used of cap_pending */
     size_t npending, cap_pending;
+    struct drv_drain *drains;     /* ndrains used of cap_drains */
+    size_t ndrains, cap_drains;
     uint32_t nroutes;
     uint8_t vci_used[65536 / 8];
     uint32_t vci_cursor;

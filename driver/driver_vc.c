@@ -1,5 +1,5 @@
 /* driver_vc.c — VC signalling: symmetric rendezvous, VCI allocation, switch routes and
- * controller bindings both ways, teardown with PEER_GONE for the other end. */
+ * controller bindings both ways, teardown that lets sent cells drain, then PEER_GONE. */
 #include "driver_internal.h"
 
 #include <errno.h>
@@ -186,24 +186,107 @@ void drv_vc_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
     drv_send(c, &r, sizeof r, NULL, 0);
 }
 
-/* Takes one end down: routes of the pair go, the peer is told, the local binding goes. */
+static bool cells_buffered(const struct an2_driver *drv, uint16_t in_vci)
+{
+    struct an2_vc_switch_counters c;
+    return an2_switch_vc_counters(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, in_vci, &c) == 0 &&
+           c.cells_buffered > 0;
+}
+
+/* The other end of this VC is closed and nothing more comes from it: the receiver is told. */
+static void tell_peer_gone(struct an2_driver *drv, uint32_t peer_slot, uint16_t peer_vc)
+{
+    struct drv_vc *pv = &drv->clients[peer_slot].vcs[peer_vc];
+    pv->draining = false;
+    pv->peer_gone = true;
+    otto_vc_peer_gone(drv->otto, peer_slot, peer_vc);
+}
+
+/* The closed end's route goes (a partial PDU it left is discarded), its VCI is free again. */
+static void drain_end(struct an2_driver *drv, const struct drv_drain *d)
+{
+    an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, d->vci);
+    drv->nroutes--;
+    vci_mark(drv, d->vci, false);
+}
+
+/* Keeps the closed end's route while cells sent before the close are still in the switch,
+ * so that a VC closed right after sending loses nothing (the receiver may be busy). False
+ * when nothing is buffered (or no memory to remember it): finish at once. */
+static bool drain_start(struct an2_driver *drv, uint16_t vci, uint32_t peer_slot,
+                        uint16_t peer_vc)
+{
+    if (!cells_buffered(drv, vci))
+        return false;
+    if (drv->ndrains == drv->cap_drains) {
+        size_t cap = drv->cap_drains ? 2 * drv->cap_drains : 8;
+        struct drv_drain *d = realloc(drv->drains, cap * sizeof *d);
+        if (!d) {
+            an2d_log("VCI %u closed with cells buffered; out of memory: they are dropped", vci);
+            return false;
+        }
+        drv->drains = d;
+        drv->cap_drains = cap;
+    }
+    drv->drains[drv->ndrains++] =
+        (struct drv_drain){.vci = vci, .peer_slot = peer_slot, .peer_vc = peer_vc};
+    drv->clients[peer_slot].vcs[peer_vc].draining = true;
+    return true;
+}
+
+void an2_driver_drains_check(struct an2_driver *drv)
+{
+    for (size_t i = 0; i < drv->ndrains;) {
+        if (cells_buffered(drv, drv->drains[i].vci)) {
+            i++;
+            continue;
+        }
+        struct drv_drain d = drv->drains[i];
+        drv->drains[i] = drv->drains[--drv->ndrains];
+        drain_end(drv, &d);
+        tell_peer_gone(drv, d.peer_slot, d.peer_vc);
+    }
+}
+
+/* The receiving end closes too: what still drains toward it is dropped with the route. */
+static void drain_cancel(struct an2_driver *drv, uint32_t peer_slot, uint16_t peer_vc)
+{
+    for (size_t i = 0; i < drv->ndrains; i++) {
+        struct drv_drain d = drv->drains[i];
+        if (d.peer_slot == peer_slot && d.peer_vc == peer_vc) {
+            drv->drains[i] = drv->drains[--drv->ndrains];
+            drain_end(drv, &d);
+            return;
+        }
+    }
+}
+
+/* Takes one end down: the local binding goes (a PDU it was sending is aborted), the route
+ * toward it at once, the route from it once the cells it sent have left the switch (then
+ * the peer is told). */
 static void vc_teardown(struct an2_driver *drv, uint32_t slot, uint16_t vc)
 {
     struct drv_client *c = &drv->clients[slot];
-    struct drv_vc *v = &c->vcs[vc];
-    if (!v->peer_gone) {
-        struct drv_client *peer = &drv->clients[v->peer_slot];
-        struct drv_vc *pv = &peer->vcs[v->peer_vc];
-        an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, v->vci);
-        an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, pv->vci);
-        drv->nroutes -= 2;
-        pv->peer_gone = true;
-        otto_vc_peer_gone(drv->otto, v->peer_slot, v->peer_vc);
-    }
+    struct drv_vc v = c->vcs[vc];
     otto_vc_unbind(drv->otto, slot, vc);
-    vci_mark(drv, v->vci, false);
-    memset(v, 0, sizeof *v);
+    memset(&c->vcs[vc], 0, sizeof c->vcs[vc]);
     c->vcs_open--;
+    bool vci_kept = false;
+    if (v.draining) {
+        drain_cancel(drv, slot, vc);
+    } else if (!v.peer_gone) {
+        struct drv_vc *pv = &drv->clients[v.peer_slot].vcs[v.peer_vc];
+        an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, pv->vci);
+        drv->nroutes--;
+        vci_kept = drain_start(drv, v.vci, v.peer_slot, v.peer_vc);
+        if (!vci_kept) {
+            an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, v.vci);
+            drv->nroutes--;
+            tell_peer_gone(drv, v.peer_slot, v.peer_vc);
+        }
+    }
+    if (!vci_kept)
+        vci_mark(drv, v.vci, false);
 }
 
 void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc)

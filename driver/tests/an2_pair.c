@@ -130,3 +130,22 @@ struct an2_report an2_expect_report(an2_ep *ep, uint8_t kind, int timeout_ms)
             FAIL("no report of kind %u within %d ms", kind, timeout_ms);
     }
 }
+
+void an2_expect_summary(const char *want)
+{
+    const char *dir = getenv("AN2_BUILD_DIR");
+    char cmd[512], line[256] = "";
+    snprintf(cmd, sizeof cmd, "%s/bin/an2stat --summary", dir ? dir : ".");
+    for (int i = 0; i < 40; i++) {
+        FILE *f = popen(cmd, "r");
+        if (!f || !fgets(line, sizeof line, f))
+            FAIL("an2stat gave nothing");
+        pclose(f);
+        if (strstr(line, want)) {
+            printf("an2stat: %s", line);
+            return;
+        }
+        usleep(50000);
+    }
+    FAIL("an2stat says '%.*s', wanted '%s'", (int)strcspn(line, "\n"), line, want);
+}

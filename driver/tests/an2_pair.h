@@ -38,4 +38,8 @@ bool an2_check_pattern(const uint8_t *src, size_t len, uint32_t seed);
  * report or on timeout. */
 struct an2_report an2_expect_report(an2_ep *ep, uint8_t kind, int timeout_ms);
 
+/* Runs an2stat --summary until it says want (e.g. "endpoints 1 vcs 1 routes 0"), for up to
+ * two seconds (an2d handles a closed connection asynchronously); dies otherwise. */
+void an2_expect_summary(const char *want);
+
 #endif

@@ -14,27 +14,6 @@
 #define PDU 65535u
 #define SLOT 65536u
 
-/* Runs an2stat --summary until it says `want` (e.g. "endpoints 1 vcs 1 routes 0"): an2d
- * handles a closed connection asynchronously, so allow it two seconds. */
-static void expect_summary(const char *want)
-{
-    const char *dir = getenv("AN2_BUILD_DIR");
-    char cmd[512], line[256] = "";
-    snprintf(cmd, sizeof cmd, "%s/bin/an2stat --summary", dir ? dir : ".");
-    for (int i = 0; i < 40; i++) {
-        FILE *f = popen(cmd, "r");
-        if (!f || !fgets(line, sizeof line, f))
-            FAIL("an2stat gave nothing");
-        pclose(f);
-        if (strstr(line, want)) {
-            printf("an2stat: %s", line);
-            return;
-        }
-        usleep(50000);
-    }
-    FAIL("an2stat says '%.*s', wanted '%s'", (int)strcspn(line, "\n"), line, want);
-}
-
 static void victim(struct an2_pair *p)
 {
     an2_ep *ep = p->ep;
@@ -66,7 +45,7 @@ int main(void)
         if (an2_post_recv(ep, vc, &f, 1, i) != 0)
             FAIL("post");
     }
-    expect_summary("endpoints 2 vcs 2 routes 2 pending 0");
+    an2_expect_summary("endpoints 2 vcs 2 routes 2 pending 0");
     an2_pair_signal(&p, 'g');
     unsigned good = 0;
     bool killed = false, gone = false;
@@ -99,7 +78,7 @@ int main(void)
         }
     }
     printf("kill: %u PDUs received intact, then PEER_GONE after SIGKILL\n", good);
-    expect_summary("endpoints 1 vcs 1 routes 0 pending 0");
+    an2_expect_summary("endpoints 1 vcs 1 routes 0 pending 0");
     /* a send on the dead VC is reported PEER_GONE, not sent */
     struct an2_frag f = {0, 100};
     if (an2_send(ep, vc, &f, 1, 0, 42) != 0)
@@ -115,8 +94,8 @@ int main(void)
     int rc = an2_vc_close(ep, vc);
     if (rc != 0)
         FAIL("an2_vc_close: %s", an2_strerror(rc));
-    expect_summary("endpoints 1 vcs 0 routes 0 pending 0");
+    an2_expect_summary("endpoints 1 vcs 0 routes 0 pending 0");
     an2_close(ep);
-    expect_summary("endpoints 0 vcs 0 routes 0 pending 0");
+    an2_expect_summary("endpoints 0 vcs 0 routes 0 pending 0");
     return 0;
 }

@@ -1,0 +1,86 @@
+/* t_drain.c — a VC closed while its last PDUs still sit in the switch (the receiver has no
+ * buffer posted): they reach the receiver once it posts, and PEER_GONE comes after them.
+ * With "cancel", the receiver closes instead and the buffered cells go with the route. */
+#include <stdio.h>
+#include <string.h>
+
+#include "an2_pair.h"
+
+#define NPDU 3u
+#define LEN 1000u   /* 21 cells each: all three fit in the switch's default 64-cell window */
+#define SLOT 4096u
+
+static void sender(struct an2_pair *p)
+{
+    an2_ep *ep = p->ep;
+    uint8_t *b = an2_buf_base(ep);
+    for (uint32_t i = 0; i < NPDU; i++) {
+        an2_fill_pattern(b + i * SLOT, LEN, 100 + i);
+        struct an2_frag f = {i * SLOT, LEN};
+        if (an2_send(ep, p->vc.vc, &f, 1, 0, i + 1) != 0)
+            FAIL("send %u", i);
+    }
+    for (uint32_t i = 0; i < NPDU; i++) {   /* transmitted: the cells are in the switch */
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, 5000);
+        if (r.status != AN2_STATUS_OK)
+            FAIL("TX report %s", an2_status_str(r.status));
+    }
+    int rc = an2_vc_close(ep, p->vc.vc);
+    if (rc != 0)
+        FAIL("an2_vc_close: %s", an2_strerror(rc));
+    an2_close(ep);
+}
+
+int main(int argc, char **argv)
+{
+    int cancel = argc > 1 && strcmp(argv[1], "cancel") == 0;
+    struct an2_pair p;
+    an2_pair_setup(&p, NULL);
+    if (!p.parent) {
+        sender(&p);
+        return 0;
+    }
+    if (an2_pair_wait_child(&p) != 0)
+        FAIL("the sender failed");
+    /* the sender is gone; its route stays while its cells wait for us */
+    an2_expect_summary("endpoints 1 vcs 1 routes 1 pending 0");
+    an2_ep *ep = p.ep;
+    uint16_t vc = p.vc.vc;
+    if (cancel) {
+        int rc = an2_vc_close(ep, vc);
+        if (rc != 0)
+            FAIL("an2_vc_close: %s", an2_strerror(rc));
+        an2_expect_summary("endpoints 1 vcs 0 routes 0 pending 0");
+        struct an2_report r;
+        if (an2_wait(ep, &r, 1, 200) != 0)
+            FAIL("a report (kind %u status %s) after closing our end", r.kind,
+                 an2_status_str(r.status));
+        an2_close(ep);
+        an2_expect_summary("endpoints 0 vcs 0 routes 0 pending 0");
+        printf("drain cancel: the receiver closed; the buffered cells went with the route\n");
+        return 0;
+    }
+    for (uint32_t i = 0; i < NPDU; i++) {
+        struct an2_frag f = {i * SLOT, SLOT};
+        if (an2_post_recv(ep, vc, &f, 1, i) != 0)
+            FAIL("post");
+    }
+    for (uint32_t i = 0; i < NPDU; i++) {
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, 5000);
+        const uint8_t *b = (const uint8_t *)an2_buf_base(ep) + r.cookie * SLOT;
+        if (r.status != AN2_STATUS_OK || r.cookie != i || r.length != LEN ||
+            !an2_check_pattern(b, LEN, 100 + i))
+            FAIL("PDU %u: status %s cookie %llu length %u", i, an2_status_str(r.status),
+                 (unsigned long long)r.cookie, r.length);
+    }
+    struct an2_report r = an2_expect_report(ep, AN2_REPORT_VC, 5000);
+    if (r.status != AN2_STATUS_PEER_GONE)
+        FAIL("VC report %s, not PEER_GONE", an2_status_str(r.status));
+    an2_expect_summary("endpoints 1 vcs 1 routes 0 pending 0");
+    if (an2_vc_close(ep, vc) != 0)
+        FAIL("an2_vc_close");
+    an2_close(ep);
+    an2_expect_summary("endpoints 0 vcs 0 routes 0 pending 0");
+    printf("drain: %u PDUs sent before the close arrived intact, then PEER_GONE\n", NPDU);
+    return 0;
+}
