@@ -89,7 +89,7 @@ run_set() {
 		# pvm_catchout: starter collects its children's output with stock's [tid] prefixes
 		one starter normalize sort starter -n 2 rme nosuch 0
 		# message handlers: mhf_server driven by mhf_tickle's menu (load, hit, delete, hit a
-		# deleted one, list); the handler table is compared as printed
+		# deleted one, list, exit and rejoin); the handler table is compared as printed
 		if [ -x "$ep/mhf_server" ]; then
 			env "${envs[@]}" timeout 30 "$ep/mhf_server" > "$PVM_WORK/server" 2>&1 &
 			local srv=$!
@@ -103,11 +103,21 @@ run_set() {
 					sleep 0.05
 				done
 			}
+			registered() {   # registered <n>: until the server has put its mailbox entry n times
+				local i
+				for i in $(seq 200); do
+					[ "$(grep -c 'just inserted server' "$PVM_WORK/server")" -ge "$1" ] && return 0
+					sleep 0.05
+				done
+			}
 			rc=0
+			# ... then exit and rejoin (ERJ): the tickle, outside PVM calls at its prompt, must
+			# not keep the leaving server waiting; it finds the new server in the mailbox
 			{ shown 1; echo 0; shown 2; printf '1\n33\n5\n1\n'; shown 3
 			  printf '4\n33\n5\n1\nhello there\n'; shown 4; printf '1\n34\n5\n6\n'; shown 5
 			  printf '4\n34\n5\n6\n77\n'; shown 6; printf '2\n9\n'; shown 7
 			  printf '4\n33\n5\n1\nnobody\n'; shown 8; printf '2\n9\n'; sleep 0.3; echo 0; shown 9
+			  echo 3; registered 2; echo; echo 0; shown 12
 			  echo 9; } \
 				| env "${envs[@]}" timeout 30 "$ep/mhf_tickle" > "$PVM_WORK/tickle" 2>&1 || rc=$?
 			{ echo "exit $rc"; normalize_tids < "$PVM_WORK/tickle"; } > "$results/$name/mhf_tickle"
@@ -205,6 +215,8 @@ expect mhf_server "HIT:  ping target 1 - SC1   strings match <hello there>."
 expect mhf_server "int_catcher6 received magic number -->> 77."
 expect mhf_server "NO HIT:  lmh = 1 - SC1   mhf_catch = -99 - ?C?   strings NO match - local <nobody>"
 expect mhf_server "pvm_delmhf failed - no such handler existed."
+expect mhf_server "mhf_server: just rejoined pvm..."
+expect mhf_tickle "SEAT - server exits pvm and terminate self"
 expect gexample "The product of column N is N"
 if [ "$mode" = rebuilt ]; then   # (not installed in /usr/bin under these names)
 	expect ptest "Data validated from all tasks!"

@@ -186,7 +186,6 @@ int an2_handle_daemon_ctl(struct msg *m)
 			an2_order_release(p, 1);
 			p->state = PEER_UNKNOWN;
 			p->req_sent = 0;
-			p->bye_seen = p->bye_acked = 0;
 		}
 		an2_order_release(p, 1);
 		p->req_seen = 1;

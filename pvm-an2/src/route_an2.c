@@ -16,7 +16,7 @@
 #define RESLEEP_US 50                /* after a wake-up without a message: this long */
 #define DAEMON_CHECK_US 200          /* waiting: read the pvmd socket this often */
 #define DAEMON_BUSY_US 10000         /* busy with AN2 traffic: this often */
-#define BYE_WAIT_MS 3000
+#define TX_DRAIN_MS 3000            /* leaving: wait this long for our transmissions */
 
 struct an2_route *an2r;
 static struct an2_route *lingering;  /* closed, but messages still hold pool blocks */
@@ -156,29 +156,25 @@ static void *tx_block(size_t size)
 	}
 }
 
-static void fill_hdr(struct pdu_hdr *h, struct peer *p, const struct msg *m, int kind, int flags,
+static void fill_hdr(struct pdu_hdr *h, struct peer *p, const struct msg *m, int flags,
                      uint32_t len)
 {
-	*h = (struct pdu_hdr){ .magic = AN2_MAGIC, .kind = (uint8_t)kind, .flags = (uint8_t)flags,
-	                       .msg_len = len, .dmn_before = p->dmn_sent, .an2_index = p->an2_sent };
-	if (m) {
-		h->enc = m->enc == ENC_INPLACE ? lpvm.dsig : m->enc;
-		h->tag = m->tag;
-		h->ctx = m->ctx;
-		h->wid = m->wid;
-	}
+	*h = (struct pdu_hdr){ .magic = AN2_MAGIC, .kind = PDU_DATA, .flags = (uint8_t)flags,
+	                       .msg_len = len, .dmn_before = p->dmn_sent, .an2_index = p->an2_sent,
+	                       .enc = m->enc == ENC_INPLACE ? lpvm.dsig : m->enc, .tag = m->tag,
+	                       .ctx = m->ctx, .wid = m->wid };
 }
 
-/* A PDU of header + data copied into one block (small messages, control PDUs). */
-static int tx_copied(struct peer *p, const struct msg *m, int kind)
+/* A PDU of header + data copied into one block (small messages). */
+static int tx_copied(struct peer *p, const struct msg *m)
 {
-	uint32_t len = m ? (uint32_t)msg_length(m) : 0;
+	uint32_t len = (uint32_t)msg_length(m);
 	char *b = tx_block(PDU_HDR_LEN + len);
 	if (!b)
 		return 1;
-	fill_hdr((struct pdu_hdr *)b, p, m, kind, PDU_SOM | PDU_EOM, len);
+	fill_hdr((struct pdu_hdr *)b, p, m, PDU_SOM | PDU_EOM, len);
 	char *d = b + PDU_HDR_LEN;
-	for (const struct frag *f = m ? m->head : NULL; f; f = f->next) {
+	for (const struct frag *f = m->head; f; f = f->next) {
 		memcpy(d, f->data, f->len);
 		d += f->len;
 	}
@@ -187,11 +183,6 @@ static int tx_copied(struct peer *p, const struct msg *m, int kind)
 	int cc = tx_pdu(p, &fr, 1, &blk, 1);
 	bufpool_free(an2r->pool, b);   /* given back at its TX report */
 	return cc;
-}
-
-static int send_control(struct peer *p, int kind)
-{
-	return tx_copied(p, NULL, kind);
 }
 
 /* Bytes of area a message needs besides its own area fragments (headers and copies). */
@@ -251,7 +242,7 @@ static int tx_gathered(struct peer *p, const struct msg *m)
 		}
 		if (!cc) {
 			left -= pdu_data;
-			fill_hdr((struct pdu_hdr *)h, p, m, PDU_DATA,
+			fill_hdr((struct pdu_hdr *)h, p, m,
 			         (first ? PDU_SOM : 0) | (left ? 0 : PDU_EOM), total);
 			first = 0;
 			cc = tx_pdu(p, fr, n, blocks, n);
@@ -279,7 +270,7 @@ int an2_send_msg(struct peer *p, struct msg *m)
 			return 1;
 		sched_yield();
 	}
-	int cc = len <= RX_COPY_MAX ? tx_copied(p, m, PDU_DATA) : tx_gathered(p, m);
+	int cc = len <= RX_COPY_MAX ? tx_copied(p, m) : tx_gathered(p, m);
 	if (cc < 0 && an2r->active && p->state == PEER_OPEN)
 		an2_peer_fail(p, "buffer area exhausted in mid-message", 1);
 	if (cc == 0)
@@ -324,21 +315,9 @@ static void pdu_arrived(struct peer *p, char *b, uint32_t len)
 	}
 	memcpy(&h, b + FRAG_HEADROOM - PDU_HDR_LEN, sizeof h);
 	uint32_t dl = len - PDU_HDR_LEN;
-	if (h.magic != AN2_MAGIC || h.kind < PDU_DATA || h.kind > PDU_BYE_ACK) {
+	if (h.magic != AN2_MAGIC || h.kind != PDU_DATA) {
 		bufpool_free(an2r->pool, b);
 		protocol_error(p, "PDU with a bad header");
-		return;
-	}
-	if (h.kind == PDU_BYE) {
-		bufpool_free(an2r->pool, b);
-		p->bye_seen = 1;
-		if (p->state == PEER_OPEN)
-			send_control(p, PDU_BYE_ACK);
-		return;
-	}
-	if (h.kind == PDU_BYE_ACK) {
-		bufpool_free(an2r->pool, b);
-		p->bye_acked = 1;
 		return;
 	}
 	p->rx_pdus++;
@@ -431,10 +410,11 @@ static void report(const struct an2_report *r)
 	}
 	struct peer *p = r->vc < an2r->max_vcs ? an2r->vc_peer[r->vc] : NULL;
 	if (r->kind == AN2_REPORT_VC) {
-		/* without its BYE in the middle of a message: it died and the message is lost.
-		 * Between messages (or killed by pvm_kill while idle) nothing is lost: the pair
-		 * falls back quietly, and PvmTaskExit tells the application as with stock PVM. */
-		int died = p && !p->bye_seen && p->partial;
+		/* an2d reports the peer's end gone after every cell it sent has arrived: in the
+		 * middle of a message it died and the message is lost. Between messages (it left,
+		 * or was killed while idle) nothing is lost: the pair falls back quietly, and
+		 * PvmTaskExit tells the application as with stock PVM. */
+		int died = p && p->partial;
 		if (p && r->status == AN2_STATUS_PEER_GONE)
 			an2_peer_fail(p, died ? "the peer's end vanished" : NULL, died);
 		return;
@@ -604,8 +584,9 @@ static void release_lingering(void)
 	}
 }
 
-/* Every open pair: our transmissions done, BYE, and the peer's answer (so that nothing we
- * sent is still in the switch when our VCs go), within BYE_WAIT_MS. */
+/* Leaving: our transmissions done (within TX_DRAIN_MS), so that nothing we sent is lost when
+ * our VCs close. Cells still in the switch then are not lost either: an2d keeps a closed VC's
+ * route until they have reached the peer, so we need not wait for peers to read. */
 void an2_fastpath_quiesce(void)
 {
 	if (!an2r || an2r->quiesced)
@@ -613,26 +594,13 @@ void an2_fastpath_quiesce(void)
 	an2r->quiesced = 1;
 	if (an2r->gone)
 		return;
-	long long end = an2_now_us() + BYE_WAIT_MS * 1000LL;
+	long long end = an2_now_us() + TX_DRAIN_MS * 1000LL;
 	if (an2r->pending_opens)
 		an2_poll_vc_answers();   /* VCs the driver opened that we have not collected */
-	for (int i = 0; i < 64; i++)
-		for (struct peer *p = an2r->peers[i]; p; p = p->next)
-			if (p->state == PEER_OPEN)   /* so that our end's going is no failure */
-				send_control(p, PDU_BYE);
-	for (;;) {
-		int waiting = tx_inflight > 0;
-		for (int i = 0; i < 64 && !waiting; i++)
-			for (struct peer *p = an2r->peers[i]; p && !waiting; p = p->next)
-				waiting = p->state == PEER_OPEN && !p->bye_acked;
-		if (!waiting || an2r->gone)
-			return;
+	while (tx_inflight > 0 && !an2r->gone) {
 		if (an2_now_us() > end) {
-			for (int i = 0; i < 64; i++)
-				for (struct peer *p = an2r->peers[i]; p; p = p->next)
-					if (p->state == PEER_OPEN && !p->bye_acked && p->an2_sent)
-						lpvm_log("AN2 fast path: t%x did not confirm our last messages "
-						         "in %d ms (VC %s)", (unsigned)p->tid, BYE_WAIT_MS, p->addr);
+			lpvm_log("AN2 fast path: %d PDUs not sent in %d ms (peers not receiving); "
+			         "leaving without them", tx_inflight, TX_DRAIN_MS);
 			return;
 		}
 		an2_route_progress(&an2r->t);
@@ -658,7 +626,7 @@ static void an2_close_route(struct transport *t)
 			msg_free(p->partial);
 			free(p);
 		}
-	/* our VCs go now (peers see PEER_GONE after our BYE); the area stays mapped while
+	/* our VCs go now (peers see PEER_GONE after our last cells); the area stays mapped while
 	 * messages still hold its blocks */
 	for (uint32_t vc = 0; vc < an2r->max_vcs && !an2r->gone; vc++) {
 		struct an2_vc_info vi;

@@ -18,7 +18,7 @@
 
 /* The header in front of every PDU (native byte order: both ends share one host). */
 #define AN2_MAGIC 0xa2
-enum pdu_kind { PDU_DATA = 1, PDU_BYE = 2, PDU_BYE_ACK = 3 };
+enum pdu_kind { PDU_DATA = 1 };
 #define PDU_SOM 1
 #define PDU_EOM 2
 struct pdu_hdr {
@@ -74,8 +74,6 @@ struct peer {
 	struct msg *partial;
 	uint32_t partial_left;
 	struct pdu_hdr partial_hdr;
-	/* shutting down */
-	int bye_seen, bye_acked;
 	int error_pending;       /* a receive from this peer is to fail once (PvmSysErr) */
 };
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The AN2 fast path under one scenario, each with its own pvmd and an2d (stopped at the end):
-#   fastpath.sh BIN mixed | hoard | nosyscall | kill | an2d-stop | ber | pvm-tests TESTSCRIPT ARGS...
+#   fastpath.sh BIN mixed | hoard | nosyscall | kill | an2d-stop | ber | leave
+#               | pvm-tests TESTSCRIPT ARGS...
 set -euo pipefail
 bindir=$(cd "$1" && pwd); scenario=$2; shift 2
 BIN=${AN2_BUILD_DIR:?}/bin
@@ -91,6 +92,16 @@ ber)
 	grep -q "0 corrupted, 0 out of order" out || pvm_env_fail "corrupted or misordered delivery"
 	grep -q "recv error" out || pvm_env_fail "no receive error reported for the bit errors"
 	grep -q "CRC error on VC" err || pvm_env_fail "the CRC error was not logged"
+	;;
+leave)
+	# a sender that leaves while the receiver reads nothing: 16 messages of 60,000 bytes fill
+	# the receiver's 16 posted buffers, 3 small ones wait in the switch; the sender's pvm_exit
+	# must neither wait for the receiver nor lose them
+	check leave 16 60000
+	grep -q "^leave: 19 of 19 messages after the sender had gone, 0 bad" out || pvm_env_fail "messages lost"
+	n=$(cells); echo "cells through the switch: $n"
+	[ "${n:-0}" -gt 20000 ] || pvm_env_fail "messages did not cross VCs"
+	! log | grep "AN2 fast path" || pvm_env_fail "the leaving task complained (above)"
 	;;
 pvm-tests)
 	# an existing pvm test, its an2d's port counters collected as it stops it

@@ -8,8 +8,14 @@
  *   stream N SIZE    child streams N messages to the parent, which checks each one; a
  *                    receive error is printed ("recv error <code>") and the parent goes on
  *                    until the child is gone (PvmTaskExit); FASTPATH_SLOW_START=1: the
- *                    parent sleeps 4 s after 20 messages */
+ *                    parent sleeps 4 s after 20 messages
+ *   leave N SIZE     child sends N messages of SIZE bytes and 3 small ones, then pvm_exit,
+ *                    while the parent is outside PVM calls until the child's process has
+ *                    ended; then every message must be there (N * SIZE more than the
+ *                    receive buffers posted: the small ones were still in the switch) */
+#include <errno.h>
 #include <pvm3.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,10 +253,82 @@ static int parent_stream(int child, int n, int size)
 	return bad || misordered;
 }
 
+#define LEAVE_SMALL 3
+#define LEAVE_SMALL_LEN 500
+#define WARMUP 10
+
+static void child_leave(int parent, int n, int size)
+{
+	for (int i = 0; i < WARMUP; i++) {   /* the VC is open both ways after these */
+		pvm_initsend(PvmDataRaw);
+		pvm_send(parent, TAG_DONE);
+		pvm_recv(parent, TAG_DONE);
+	}
+	pvm_recv(parent, TAG_EXIT);   /* go */
+	unsigned char *buf = malloc((size_t)size);
+	for (int i = 0; i < n + LEAVE_SMALL; i++) {
+		int len = i < n ? size : LEAVE_SMALL_LEN;
+		fill(buf, len, i);
+		pvm_initsend(PvmDataRaw);
+		pvm_pkint(&i, 1, 1);
+		pvm_pkbyte((char *)buf, len, 1);
+		pvm_send(parent, TAG_DATA);
+	}
+	free(buf);
+}
+
+static int parent_leave(int child, int n, int size)
+{
+	struct pvmtaskinfo *ti;
+	int ntask;
+	if (pvm_tasks(child, &ntask, &ti) < 0 || ntask != 1) {
+		printf("leave: no pid for the child\n");
+		return 1;
+	}
+	int pid = ti[0].ti_pid;
+	for (int i = 0; i < WARMUP; i++) {
+		pvm_recv(child, TAG_DONE);
+		pvm_initsend(PvmDataRaw);
+		pvm_send(child, TAG_DONE);
+	}
+	pvm_initsend(PvmDataRaw);
+	pvm_send(child, TAG_EXIT);
+	/* outside PVM calls (nothing read, no buffer reposted) until the child has ended */
+	double t0 = now();
+	while (kill(pid, 0) == 0 || errno != ESRCH) {
+		if (now() - t0 > 20) {
+			printf("leave: the child is still there after 20 s\n");
+			return 1;
+		}
+		usleep(20000);
+	}
+	unsigned char *buf = malloc((size_t)size);
+	int got = 0, bad = 0;
+	for (int i = 0; i < n + LEAVE_SMALL; i++) {
+		struct timeval tmo = { 10, 0 };
+		int bufid = pvm_trecv(child, TAG_DATA, &tmo);
+		if (bufid <= 0) {
+			printf("leave: message %d: %s\n", i, bufid ? "receive error" : "not there");
+			break;
+		}
+		int bytes, len = i < n ? size : LEAVE_SMALL_LEN, seq = -1;
+		pvm_bufinfo(bufid, &bytes, NULL, NULL);
+		pvm_upkint(&seq, 1, 1);
+		if (seq != i || bytes != len + 4 || pvm_upkbyte((char *)buf, len, 1) < 0 ||
+		    !check(buf, len, i))
+			bad++;
+		got++;
+	}
+	free(buf);
+	printf("leave: %d of %d messages after the sender had gone, %d bad\n", got,
+	       n + LEAVE_SMALL, bad);
+	return got != n + LEAVE_SMALL || bad;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream N ARG\n");
+		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|leave N ARG\n");
 		return 2;
 	}
 	int me = pvm_mytid();
@@ -264,6 +342,8 @@ int main(int argc, char **argv)
 			child_mixed(parent, n, (unsigned)arg);
 		else if (!strcmp(argv[1], "pingpong"))
 			child_pingpong(parent, n, arg);
+		else if (!strcmp(argv[1], "leave"))
+			child_leave(parent, n, arg);
 		else
 			child_stream(parent, n, arg);
 	} else {
@@ -282,6 +362,8 @@ int main(int argc, char **argv)
 			rc = parent_hoard(child, n, arg);
 		else if (!strcmp(argv[1], "pingpong"))
 			rc = parent_pingpong(child, n, arg);
+		else if (!strcmp(argv[1], "leave"))
+			rc = parent_leave(child, n, arg);
 		else
 			rc = parent_stream(child, n, arg);
 	}
