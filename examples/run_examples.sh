@@ -120,10 +120,10 @@ run_set() {
 			  echo 3; registered 2; echo; echo 0; shown 12
 			  echo 9; } \
 				| env "${envs[@]}" timeout 30 "$ep/mhf_tickle" > "$PVM_WORK/tickle" 2>&1 || rc=$?
-			{ echo "exit $rc"; normalize_tids < "$PVM_WORK/tickle"; } > "$results/$name/mhf_tickle"
+			{ echo "exit $rc"; normalize_tids < "$PVM_WORK/tickle" | lsan_free; } > "$results/$name/mhf_tickle"
 			rc=0
 			wait "$srv" || rc=$?
-			{ echo "exit $rc"; normalize_tids < "$PVM_WORK/server"; } > "$results/$name/mhf_server"
+			{ echo "exit $rc"; normalize_tids < "$PVM_WORK/server" | lsan_free; } > "$results/$name/mhf_server"
 		fi
 		# groups: gexample (reduce), ptest (3 members, psend/precv), bwtest (2 members)
 		printf '4\n3\n' > "$PVM_WORK/gexample.in"
