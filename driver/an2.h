@@ -133,8 +133,9 @@ int  an2_sleep_prepare(an2_ep *ep);
 void an2_sleep_finish(an2_ep *ep);
 int  an2_irq_fd(const an2_ep *ep);           /* readable after an interrupt */
 
-/* The registry: names this endpoint (name != 0; a PVM task uses its tid) so that other tasks
- * find it: -EADDRINUSE if another endpoint holds the name. The name dies with the endpoint.
+/* The registry: names this endpoint (a PVM task uses its tid) so that other tasks find it:
+ * -EADDRINUSE if another endpoint holds the name. The name dies with the endpoint, or when
+ * it registers name 0 (an endpoint kept open after its task left PVM gives its tid up).
  * Lookup fills *endpoint_id for a name, -ESRCH if no open endpoint holds it. Both ask an2d
  * (a round trip on the control socket; VC-open answers met meanwhile are kept). */
 int an2_register_name(an2_ep *ep, uint32_t name);

@@ -1,5 +1,6 @@
 /* driver_names.c — the endpoint registry: a task names its endpoint (a PVM task gives its tid)
- * so that peers can find the endpoint id to open a VC to; the name dies with the endpoint. */
+ * so that peers can find the endpoint id to open a VC to; the name dies with the endpoint or
+ * when the endpoint registers name 0. */
 #include <errno.h>
 #include <stdio.h>
 
@@ -23,7 +24,9 @@ void drv_name_request(struct an2_driver *drv, uint32_t slot, const struct an2_ct
     bool reg = q->op == AN2_CTL_REGISTER;
     drv_reply_init(&r, reg ? AN2_CTL_R_REGISTER : AN2_CTL_R_LOOKUP, 0);
     struct drv_client *holder = q->name ? client_by_name(drv, q->name) : NULL;
-    if (q->name == 0) {
+    if (q->name == 0 && reg) {
+        c->name = 0;   /* the endpoint gives its name up (a task leaving PVM) */
+    } else if (q->name == 0) {
         r.status = -EINVAL;
         snprintf(r.detail, sizeof r.detail, "name 0 is not a name");
     } else if (reg && holder && holder != c) {

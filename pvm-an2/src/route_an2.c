@@ -19,7 +19,7 @@
 #define TX_DRAIN_MS 3000            /* leaving: wait this long for our transmissions */
 
 struct an2_route *an2r;
-static struct an2_route *lingering;  /* closed, but messages still hold pool blocks */
+static struct an2_route *lingering;  /* closed, but messages still hold their pool blocks */
 
 /* One transmit descriptor in flight: the blocks it references. */
 struct tx_rec {
@@ -573,14 +573,20 @@ static void free_held(struct held **head)
 	}
 }
 
+/* Frees the closed routes whose pool blocks all came back. */
 static void release_lingering(void)
 {
-	if (lingering && bufpool_blocks_out(lingering->pool) == 0) {
-		an2_close(lingering->ep);
-		bufpool_destroy(lingering->pool);
-		free(lingering->vc_peer);
-		free(lingering);
-		lingering = NULL;
+	for (struct an2_route **rp = &lingering; *rp;) {
+		struct an2_route *r = *rp;
+		if (bufpool_blocks_out(r->pool) != 0) {
+			rp = &r->next_lingering;
+			continue;
+		}
+		*rp = r->next_lingering;
+		an2_close(r->ep);
+		bufpool_destroy(r->pool);
+		free(r->vc_peer);
+		free(r);
 	}
 }
 
@@ -637,6 +643,9 @@ static void an2_close_route(struct transport *t)
 	tx_recs = NULL;
 	tx_free = -1;
 	tx_inflight = 0;
+	if (!an2r->gone)   /* our tid may be a new task's: the endpoint kept open gives it up */
+		an2_register_name(an2r->ep, 0);
+	an2r->next_lingering = lingering;
 	lingering = an2r;
 	an2r = NULL;
 	release_lingering();
@@ -659,7 +668,7 @@ void an2_fastpath_start(void)
 {
 	static int said, exit_hooked;
 	release_lingering();
-	if (an2r || lingering || env_off())
+	if (an2r || env_off())
 		return;
 	struct an2_open_params op = { .buf_size = AN2_BUF_SIZE, .rx_slots = RX_POST_MAX };
 	an2_ep *ep = NULL;

@@ -91,6 +91,7 @@ struct an2_route {
 	int errors_pending;
 	int quiesced;
 	long long last_daemon_ms_us;
+	struct an2_route *next_lingering;   /* closed routes whose area is still in use */
 	struct transport t;
 };
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The AN2 fast path under one scenario, each with its own pvmd and an2d (stopped at the end):
-#   fastpath.sh BIN mixed | hoard | nosyscall | kill | an2d-stop | ber | leave
+#   fastpath.sh BIN mixed | hoard | nosyscall | kill | an2d-stop | ber | leave | rejoin
 #               | pvm-tests TESTSCRIPT ARGS...
 set -euo pipefail
 bindir=$(cd "$1" && pwd); scenario=$2; shift 2
@@ -102,6 +102,14 @@ leave)
 	n=$(cells); echo "cells through the switch: $n"
 	[ "${n:-0}" -gt 20000 ] || pvm_env_fail "messages did not cross VCs"
 	! log | grep "AN2 fast path" || pvm_env_fail "the leaving task complained (above)"
+	;;
+rejoin)
+	# after pvm_exit and pvm_mytid, with the old buffer area still holding a message, the
+	# echo of 20 x 100,000 bytes (about 42,000 cells) must cross a new VC too
+	check rejoin 20 100000
+	grep -q "held message intact; 20 of 20 echoed, 0 bad" out || pvm_env_fail "rejoin"
+	n=$(cells); echo "cells through the switch: $n"
+	[ "${n:-0}" -gt 40000 ] || pvm_env_fail "the rejoined task's messages did not cross a VC"
 	;;
 pvm-tests)
 	# an existing pvm test, its an2d's port counters collected as it stops it

@@ -12,7 +12,10 @@
  *   leave N SIZE     child sends N messages of SIZE bytes and 3 small ones, then pvm_exit,
  *                    while the parent is outside PVM calls until the child's process has
  *                    ended; then every message must be there (N * SIZE more than the
- *                    receive buffers posted: the small ones were still in the switch) */
+ *                    receive buffers posted: the small ones were still in the switch)
+ *   rejoin N SIZE    the parent leaves PVM and rejoins (pvm_exit, pvm_mytid) while it holds
+ *                    a message received over AN2 (so its old buffer area stays in use),
+ *                    then has the child echo N messages of SIZE bytes to its new tid */
 #include <errno.h>
 #include <pvm3.h>
 #include <signal.h>
@@ -325,10 +328,72 @@ static int parent_leave(int child, int n, int size)
 	return got != n + LEAVE_SMALL || bad;
 }
 
+static void child_rejoin(int parent, int n, int size)
+{
+	for (int i = 0; i < WARMUP; i++) {
+		pvm_initsend(PvmDataRaw);
+		pvm_pkint(&i, 1, 1);
+		pvm_send(parent, TAG_DONE);
+	}
+	int from;   /* the parent again, under its new tid */
+	int bufid = pvm_recv(-1, TAG_EXIT);
+	pvm_bufinfo(bufid, NULL, NULL, &from);
+	unsigned char *buf = malloc((size_t)size);
+	for (int i = 0; i < n; i++) {
+		fill(buf, size, i);
+		pvm_initsend(PvmDataRaw);
+		pvm_pkint(&i, 1, 1);
+		pvm_pkbyte((char *)buf, size, 1);
+		pvm_send(from, TAG_DATA);
+	}
+	free(buf);
+	pvm_recv(from, TAG_EXIT);
+}
+
+static int parent_rejoin(int child, int n, int size)
+{
+	int held = -1;
+	for (int i = 0; i < WARMUP; i++)
+		held = pvm_recv(child, TAG_DONE);
+	pvm_setrbuf(0);   /* the last one stays ours, in the old buffer area */
+	int old = pvm_mytid();
+	if (pvm_exit() < 0 || pvm_mytid() < 0) {
+		printf("rejoin: could not leave and rejoin\n");
+		return 1;
+	}
+	pvm_initsend(PvmDataRaw);
+	pvm_send(child, TAG_EXIT);   /* "echo to me" */
+	unsigned char *buf = malloc((size_t)size);
+	int got = 0, bad = 0;
+	for (int i = 0; i < n; i++) {
+		struct timeval tmo = { 10, 0 };
+		int bufid = pvm_trecv(child, TAG_DATA, &tmo);
+		if (bufid <= 0)
+			break;
+		int bytes, seq = -1;
+		pvm_bufinfo(bufid, &bytes, NULL, NULL);
+		pvm_upkint(&seq, 1, 1);
+		if (seq != i || bytes != size + 4 || pvm_upkbyte((char *)buf, size, 1) < 0 ||
+		    !check(buf, size, i))
+			bad++;
+		got++;
+	}
+	free(buf);
+	pvm_initsend(PvmDataRaw);
+	pvm_send(child, TAG_EXIT);
+	int seq = -1;
+	pvm_setrbuf(held);
+	pvm_upkint(&seq, 1, 1);
+	pvm_freebuf(held);
+	printf("rejoin: t%x came back as t%x; held message %s; %d of %d echoed, %d bad\n", old,
+	       pvm_mytid(), seq == WARMUP - 1 ? "intact" : "damaged", got, n, bad);
+	return seq != WARMUP - 1 || got != n || bad;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|leave N ARG\n");
+		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|leave|rejoin N ARG\n");
 		return 2;
 	}
 	int me = pvm_mytid();
@@ -344,6 +409,8 @@ int main(int argc, char **argv)
 			child_pingpong(parent, n, arg);
 		else if (!strcmp(argv[1], "leave"))
 			child_leave(parent, n, arg);
+		else if (!strcmp(argv[1], "rejoin"))
+			child_rejoin(parent, n, arg);
 		else
 			child_stream(parent, n, arg);
 	} else {
@@ -364,6 +431,8 @@ int main(int argc, char **argv)
 			rc = parent_pingpong(child, n, arg);
 		else if (!strcmp(argv[1], "leave"))
 			rc = parent_leave(child, n, arg);
+		else if (!strcmp(argv[1], "rejoin"))
+			rc = parent_rejoin(child, n, arg);
 		else
 			rc = parent_stream(child, n, arg);
 	}
