@@ -643,7 +643,8 @@ static void an2_close_route(struct transport *t)
 	tx_recs = NULL;
 	tx_free = -1;
 	tx_inflight = 0;
-	if (!an2r->gone)   /* our tid may be a new task's: the endpoint kept open gives it up */
+	/* an endpoint kept open for messages we hold gives our tid up: it may be a new task's */
+	if (!an2r->gone && bufpool_blocks_out(an2r->pool) != 0)
 		an2_register_name(an2r->ep, 0);
 	an2r->next_lingering = lingering;
 	lingering = an2r;
