@@ -70,6 +70,31 @@ static int msg_len(unsigned *s)
 	return (int)(rnd(s) % MAX_LEN);
 }
 
+/* Message seq: its number and len pattern bytes (PvmDataRaw). */
+static void send_numbered(int to, int seq, unsigned char *buf, int len)
+{
+	fill(buf, len, seq);
+	pvm_initsend(PvmDataRaw);
+	pvm_pkint(&seq, 1, 1);
+	pvm_pkbyte((char *)buf, len, 1);
+	pvm_send(to, TAG_DATA);
+}
+
+/* Receives the next TAG_DATA message from `from` (10 s at most): 1 if it is message seq of
+ * len bytes, intact; 0 if not; -1 if nothing came (or a receive error). */
+static int recv_numbered(int from, int seq, unsigned char *buf, int len)
+{
+	struct timeval tmo = { 10, 0 };
+	int bufid = pvm_trecv(from, TAG_DATA, &tmo);
+	if (bufid <= 0)
+		return -1;
+	int bytes, got = -1;
+	pvm_bufinfo(bufid, &bytes, NULL, NULL);
+	pvm_upkint(&got, 1, 1);
+	return got == seq && bytes == len + 4 && pvm_upkbyte((char *)buf, len, 1) >= 0 &&
+	       check(buf, len, seq);
+}
+
 static void child_mixed(int parent, int n, unsigned seed)
 {
 	unsigned char *buf = malloc(MAX_LEN);
@@ -197,13 +222,8 @@ static int parent_pingpong(int child, int n, int size)
 static void child_stream(int parent, int n, int size)
 {
 	unsigned char *buf = malloc((size_t)size);
-	for (int i = 0; i < n; i++) {
-		fill(buf, size, i);
-		pvm_initsend(PvmDataRaw);
-		pvm_pkint(&i, 1, 1);
-		pvm_pkbyte((char *)buf, size, 1);
-		pvm_send(parent, TAG_DATA);
-	}
+	for (int i = 0; i < n; i++)
+		send_numbered(parent, i, buf, size);
 	pvm_initsend(PvmDataDefault);
 	pvm_send(parent, TAG_DONE);
 	pvm_recv(parent, TAG_EXIT);
@@ -269,14 +289,8 @@ static void child_leave(int parent, int n, int size)
 	}
 	pvm_recv(parent, TAG_EXIT);   /* go */
 	unsigned char *buf = malloc((size_t)size);
-	for (int i = 0; i < n + LEAVE_SMALL; i++) {
-		int len = i < n ? size : LEAVE_SMALL_LEN;
-		fill(buf, len, i);
-		pvm_initsend(PvmDataRaw);
-		pvm_pkint(&i, 1, 1);
-		pvm_pkbyte((char *)buf, len, 1);
-		pvm_send(parent, TAG_DATA);
-	}
+	for (int i = 0; i < n + LEAVE_SMALL; i++)
+		send_numbered(parent, i, buf, i < n ? size : LEAVE_SMALL_LEN);
 	free(buf);
 }
 
@@ -308,18 +322,12 @@ static int parent_leave(int child, int n, int size)
 	unsigned char *buf = malloc((size_t)size);
 	int got = 0, bad = 0;
 	for (int i = 0; i < n + LEAVE_SMALL; i++) {
-		struct timeval tmo = { 10, 0 };
-		int bufid = pvm_trecv(child, TAG_DATA, &tmo);
-		if (bufid <= 0) {
-			printf("leave: message %d: %s\n", i, bufid ? "receive error" : "not there");
+		int ok = recv_numbered(child, i, buf, i < n ? size : LEAVE_SMALL_LEN);
+		if (ok < 0) {
+			printf("leave: message %d not there\n", i);
 			break;
 		}
-		int bytes, len = i < n ? size : LEAVE_SMALL_LEN, seq = -1;
-		pvm_bufinfo(bufid, &bytes, NULL, NULL);
-		pvm_upkint(&seq, 1, 1);
-		if (seq != i || bytes != len + 4 || pvm_upkbyte((char *)buf, len, 1) < 0 ||
-		    !check(buf, len, i))
-			bad++;
+		bad += !ok;
 		got++;
 	}
 	free(buf);
@@ -339,13 +347,8 @@ static void child_rejoin(int parent, int n, int size)
 	int bufid = pvm_recv(-1, TAG_EXIT);
 	pvm_bufinfo(bufid, NULL, NULL, &from);
 	unsigned char *buf = malloc((size_t)size);
-	for (int i = 0; i < n; i++) {
-		fill(buf, size, i);
-		pvm_initsend(PvmDataRaw);
-		pvm_pkint(&i, 1, 1);
-		pvm_pkbyte((char *)buf, size, 1);
-		pvm_send(from, TAG_DATA);
-	}
+	for (int i = 0; i < n; i++)
+		send_numbered(from, i, buf, size);
 	free(buf);
 	pvm_recv(from, TAG_EXIT);
 }
@@ -366,16 +369,10 @@ static int parent_rejoin(int child, int n, int size)
 	unsigned char *buf = malloc((size_t)size);
 	int got = 0, bad = 0;
 	for (int i = 0; i < n; i++) {
-		struct timeval tmo = { 10, 0 };
-		int bufid = pvm_trecv(child, TAG_DATA, &tmo);
-		if (bufid <= 0)
+		int ok = recv_numbered(child, i, buf, size);
+		if (ok < 0)
 			break;
-		int bytes, seq = -1;
-		pvm_bufinfo(bufid, &bytes, NULL, NULL);
-		pvm_upkint(&seq, 1, 1);
-		if (seq != i || bytes != size + 4 || pvm_upkbyte((char *)buf, size, 1) < 0 ||
-		    !check(buf, size, i))
-			bad++;
+		bad += !ok;
 		got++;
 	}
 	free(buf);
