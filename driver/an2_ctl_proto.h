@@ -21,7 +21,8 @@ enum an2_ctl_op {
     AN2_CTL_STATS = 5,     /* -> R_STATS header + records */
     AN2_CTL_STOP = 6,      /* -> R_STOP, then an2d exits */
     AN2_CTL_REGISTER = 7,  /* -> R_REGISTER: gives this endpoint the name req.name (e.g. a
-                            *    PVM tid); -EADDRINUSE if another endpoint holds it */
+                            *    PVM tid); -EADDRINUSE if another endpoint holds it;
+                            *    name 0 gives the endpoint's name up */
     AN2_CTL_LOOKUP = 8,    /* -> R_LOOKUP: endpoint_id of the endpoint named req.name,
                             *    -ESRCH if none */
 
@@ -46,7 +47,7 @@ struct an2_ctl_req {
     uint32_t max_vcs;   /* OPEN: 0 = default */
     uint32_t tx_slots;  /* OPEN: 0 = default */
     uint32_t rx_slots;  /* OPEN: 0 = default */
-    uint32_t name;      /* REGISTER, LOOKUP: an endpoint's name (never 0) */
+    uint32_t name;      /* REGISTER, LOOKUP: an endpoint's name (REGISTER 0: none) */
 };
 static_assert(sizeof(struct an2_ctl_req) == 40, "request layout");
 

@@ -43,6 +43,12 @@ int an2_ctl_send(an2_ep *ep, const struct an2_ctl_req *q);
 /* Reads one reply, waiting up to timeout_ms (0: no wait, -1: forever); VC-open answers it
  * meets go to ep->done. Returns 1 with *r filled, 0 on timeout, or -errno. */
 int an2_ctl_recv(an2_ep *ep, struct an2_ctl_reply *r, int timeout_ms);
+/* Sends q and waits (up to 10 s in all) for its answer: the reply of op reply_op for the same
+ * VC (R_CLOSE) or peer/name (the others). Returns 0 with *r filled (r->status is an2d's
+ * verdict, its detail already noted), an2d's refusal of the request (R_ERROR), -ETIMEDOUT
+ * or -errno. */
+int an2_ctl_call(an2_ep *ep, const struct an2_ctl_req *q, uint16_t reply_op,
+                 struct an2_ctl_reply *r);
 /* Stores an R_VC answer for an2_vc_open_complete (records an opened VC in ep->vcs). */
 void an2_note_vc_answer(an2_ep *ep, const struct an2_ctl_reply *r);
 /* Milliseconds left until deadline_ns (CLOCK_MONOTONIC); -1 if deadline is UINT64_MAX. */

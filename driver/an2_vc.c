@@ -111,30 +111,50 @@ int an2_vc_open_complete(an2_ep *ep, struct an2_vc_info *out)
     return take_done(ep, 0, out);
 }
 
+int an2_ctl_call(an2_ep *ep, const struct an2_ctl_req *q, uint16_t reply_op,
+                 struct an2_ctl_reply *r)
+{
+    int rc = an2_ctl_send(ep, q);
+    if (rc != 0)
+        return rc;
+    uint32_t key = q->op == AN2_CTL_VC_CANCEL ? q->peer_id : q->name;
+    uint64_t deadline = an2_now_ns() + 10000000000ull;
+    for (;;) {
+        int left = an2_ms_left(deadline);
+        if (left == 0)
+            return -ETIMEDOUT;
+        rc = an2_ctl_recv(ep, r, left);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            continue;
+        if (r->op == AN2_CTL_R_ERROR) {
+            an2_set_detail(r->detail);
+            return r->status ? r->status : -EPROTO;
+        }
+        bool mine = r->op == reply_op &&
+                    (reply_op == AN2_CTL_R_CLOSE ? r->vc == q->vc : r->peer_id == key);
+        if (mine) {
+            if (r->status != 0)
+                an2_set_detail(r->detail);
+            return 0;
+        }
+    }
+}
+
 int an2_vc_open_cancel(an2_ep *ep, uint32_t peer_id)
 {
     struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
                             .op = AN2_CTL_VC_CANCEL, .peer_id = peer_id};
-    int rc = an2_ctl_send(ep, &q);
-    if (rc != 0)
-        return rc;
+    struct an2_ctl_reply r;
     /* Answers come in order: an R_VC for this peer sent before the cancel arrives first. */
-    for (;;) {
-        struct an2_ctl_reply r;
-        rc = an2_ctl_recv(ep, &r, 10000);
-        if (rc < 0)
-            return rc;
-        if (rc == 0)
-            return -ETIMEDOUT;
-        if (r.op == AN2_CTL_R_CANCEL && r.peer_id == peer_id) {
-            if (r.status == 0)
-                return 0;
-            for (unsigned i = 0; i < ep->ndone; i++)
-                if (ep->done[i].info.peer_id == peer_id)
-                    return 1;
-            return -ENOENT;
-        }
-    }
+    int rc = an2_ctl_call(ep, &q, AN2_CTL_R_CANCEL, &r);
+    if (rc != 0 || r.status == 0)
+        return rc;
+    for (unsigned i = 0; i < ep->ndone; i++)
+        if (ep->done[i].info.peer_id == peer_id)
+            return 1;
+    return -ENOENT;
 }
 
 int an2_vc_open(an2_ep *ep, uint32_t peer_id, int timeout_ms, struct an2_vc_info *out)
@@ -172,23 +192,13 @@ int an2_vc_close(an2_ep *ep, uint16_t vc)
 {
     struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
                             .op = AN2_CTL_VC_CLOSE, .vc = vc};
-    int rc = an2_ctl_send(ep, &q);
+    struct an2_ctl_reply r;
+    int rc = an2_ctl_call(ep, &q, AN2_CTL_R_CLOSE, &r);
     if (rc != 0)
         return rc;
-    for (;;) {
-        struct an2_ctl_reply r;
-        rc = an2_ctl_recv(ep, &r, 10000);
-        if (rc <= 0)
-            return rc == 0 ? -ETIMEDOUT : rc;
-        if (r.op == AN2_CTL_R_CLOSE && r.vc == vc) {
-            if (r.status == 0) {
-                memset(&ep->vcs[vc], 0, sizeof ep->vcs[vc]);
-            } else {
-                an2_set_detail(r.detail);
-            }
-            return r.status;
-        }
-    }
+    if (r.status == 0)
+        memset(&ep->vcs[vc], 0, sizeof ep->vcs[vc]);
+    return r.status;
 }
 
 int an2_vc_info(const an2_ep *ep, uint16_t vc, struct an2_vc_info *out)
