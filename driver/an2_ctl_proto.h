@@ -92,13 +92,13 @@ struct an2_stat_ep {
     uint32_t max_vcs, vcs_open;
     uint64_t buf_size, portion_size;
     uint32_t name;                /* REGISTER's name (a PVM tid), 0 if none */
-    uint32_t reserved;
+    uint32_t lingering;           /* 1: its task has gone; queued transmits still go out */
 };
 
 struct an2_stat_vc {
     uint32_t endpoint_id, peer_id;
     uint16_t vc, itf, vpi, vci;
-    uint32_t peer_gone, reserved;
+    uint32_t peer_gone, closing;  /* closing: closed, queued transmits still go out */
     /* controller counters of this end */
     uint64_t tx_pdus, tx_cells, tx_bytes, rx_pdus, rx_cells, rx_bytes;
     uint64_t crc_errors, length_errors, protection_errors, aborted;

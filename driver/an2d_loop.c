@@ -83,6 +83,7 @@ void an2d_loop_run(struct an2d_loop *L)
         if (now >= next_ctl) {
             if (!handle_events(L, 0))
                 return;
+            an2_driver_drains_check(L->drv); /* a close or a departure may have ended one */
             next_ctl = now + L->ctl_period_ns;
         }
         if (progress) {
@@ -118,6 +119,7 @@ void an2d_loop_run(struct an2d_loop *L)
                            : deadline > now + MIN_SLEEP_NS ? deadline - now
                                                            : MIN_SLEEP_NS;
         bool keep_going = handle_events(L, timeout);
+        an2_driver_drains_check(L->drv);
         otto_set_asleep(L->otto, false);
         if (!keep_going)
             return;

@@ -149,6 +149,8 @@ int main(int argc, char **argv)
         names[i] = s;
         char tid[16];
         name_text(tid, sizeof tid, s.name);
+        if (s.lingering)
+            snprintf(tid, sizeof tid, "(left)");
         if (eps)
             printf("%-9u %8d %8u %8u %14llu %14llu %-10s\n", s.endpoint_id, s.pid, s.vcs_open,
                    s.max_vcs, (unsigned long long)s.buf_size,
@@ -173,6 +175,8 @@ int main(int argc, char **argv)
         name_text(theirs, sizeof theirs, name_of(names, h.nendpoints, s.peer_id));
         if (name_of(names, h.nendpoints, s.endpoint_id))
             snprintf(tasks, sizeof tasks, "%s<->%s", mine, theirs);
+        if (s.closing)
+            snprintf(tasks + strlen(tasks), sizeof tasks - strlen(tasks), " (closing)");
         printf("%-9u %4u %-12s %8s %10llu %10llu %10llu %10llu %6llu %6llu %6llu %6llu %10llu "
                "%10llu %8llu %6llu %5u %s\n",
                s.endpoint_id, s.vc, addr, peer, (unsigned long long)s.tx_pdus,

@@ -58,13 +58,23 @@ void an2_driver_set_hardware(struct an2_driver *drv, struct otto *otto, struct a
     drv->sw = sw;
 }
 
+static void drop_client(struct an2_driver *drv, uint32_t slot, const char *why, bool now);
+
 void an2_driver_destroy(struct an2_driver *drv)
 {
     if (!drv)
         return;
-    for (uint32_t i = 0; i < drv->limits.max_clients; i++)
-        if (drv->clients[i].fd >= 0)
-            drv_drop_client(drv, i, "an2d stopping");
+    for (uint32_t i = 0; i < drv->limits.max_clients; i++) {
+        struct drv_client *c = &drv->clients[i];
+        if (c->lingering) {
+            an2d_log("endpoint %u (pid %d) had transmits left: an2d stopping",
+                     c->endpoint_id, (int)c->pid);
+            drv_vc_release_all(drv, i, false);
+            c->lingering = false;
+            drv_release_portion(drv, i);
+        }
+        drop_client(drv, i, "an2d stopping", true);
+    }
     free(drv->pending);
     free(drv->drains);
     free(drv->clients);
@@ -169,7 +179,8 @@ void an2_driver_accept(struct an2_driver *drv, int listen_fd)
             continue;
         }
         uint32_t slot = 0;
-        while (slot < drv->limits.max_clients && drv->clients[slot].fd >= 0)
+        while (slot < drv->limits.max_clients &&
+               (drv->clients[slot].fd >= 0 || drv->clients[slot].lingering))
             slot++;
         if (slot == drv->limits.max_clients) {
             an2d_log("refused pid %d: %u clients already (--max-clients)", (int)cred.pid,
@@ -203,24 +214,49 @@ static void release_eventfds(struct an2_driver *drv, struct drv_client *c)
     c->kick_fd = c->irq_fd = -1;
 }
 
-void drv_drop_client(struct an2_driver *drv, uint32_t slot, const char *why)
+void drv_release_portion(struct an2_driver *drv, uint32_t slot)
+{
+    struct drv_client *c = &drv->clients[slot];
+    if (c->lingering)
+        an2d_log("endpoint %u (pid %d): its last transmits are done",
+                 c->endpoint_id, (int)c->pid);
+    if (c->base) {
+        otto_detach(drv->otto, slot);
+        munmap(c->base, c->size);
+    }
+    free(c->vcs);
+    memset(c, 0, sizeof *c);
+    c->fd = c->kick_fd = c->irq_fd = -1;
+}
+
+/* The task has gone (or must go): its control socket closes now; its portion stays, as a
+ * lingering endpoint, while VCs it closed still have transmits to send; a VC it did not close
+ * (it died, or only closed the endpoint) goes at once, a PDU in progress aborted. With now
+ * (an2d stopping), everything goes at once. */
+static void drop_client(struct an2_driver *drv, uint32_t slot, const char *why, bool now)
 {
     struct drv_client *c = &drv->clients[slot];
     if (c->fd < 0)
         return;
     if (c->endpoint_id)
         an2d_log("endpoint %u (pid %d) closed: %s", c->endpoint_id, (int)c->pid, why);
-    drv_vc_release_all(drv, slot);
-    if (c->base) {
-        otto_detach(drv->otto, slot);
-        munmap(c->base, c->size);
-    }
-    free(c->vcs);
+    bool closing = drv_vc_release_all(drv, slot, !now);
     release_eventfds(drv, c);
     epoll_ctl(drv->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
-    memset(c, 0, sizeof *c);
-    c->fd = c->kick_fd = c->irq_fd = -1;
+    c->fd = -1;
+    c->name = 0;
+    if (closing) {
+        c->lingering = true;
+        otto_orphan(drv->otto, slot);
+        return;
+    }
+    drv_release_portion(drv, slot);
+}
+
+void drv_drop_client(struct an2_driver *drv, uint32_t slot, const char *why)
+{
+    drop_client(drv, slot, why, false);
 }
 
 static void refuse_open(struct drv_client *c, int err, const char *fmt, ...)

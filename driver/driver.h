@@ -41,8 +41,10 @@ void an2_driver_accept(struct an2_driver *drv, int listen_fd);
 void an2_driver_event(struct an2_driver *drv, uint64_t data, uint32_t events);
 /* The controller's interrupt callback (struct otto_config.interrupt); ctx is the driver. */
 void an2_driver_interrupt(void *ctx, uint32_t portion_id);
-/* Finishes closed VCs whose buffered cells have all reached the peer (the peer is told
- * PEER_GONE now). Call after the switch moved cells; cheap when nothing drains. */
+/* Finishes closed VCs whose queued transmits have gone out (a departed task's portion goes
+ * with its last one) and those whose buffered cells have all reached the peer (the peer is
+ * told PEER_GONE now). Call after the hardware moved cells and after control events; cheap
+ * when nothing closes or drains. */
 void an2_driver_drains_check(struct an2_driver *drv);
 /* True once a client has asked an2d to stop. */
 bool an2_driver_stop_requested(const struct an2_driver *drv);

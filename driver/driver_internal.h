@@ -21,6 +21,8 @@ struct drv_vc {
     bool     used;
     bool     peer_gone;    /* the peer closed its end or died */
     bool     draining;     /* the peer closed its end; cells it sent still drain into this VC */
+    bool     closing;      /* closed (or its task left) with transmits queued: it is taken
+                            * down once they have gone out */
     uint16_t vci;
     uint32_t peer_id;
     uint32_t peer_slot;    /* valid while !peer_gone */
@@ -43,6 +45,8 @@ struct drv_client {
     uint32_t vcs_open;     /* used entries of vcs */
     uint32_t pending;      /* VC_OPEN requests waiting for the peer */
     struct drv_vc *vcs;    /* max_vcs entries */
+    bool     lingering;    /* the task left (fd -1) while a VC was closing: the slot and the
+                            * portion stay until every closing VC is done */
 };
 
 /* A closed VC end whose cells are still buffered in the switch: its route stays until they
@@ -73,6 +77,7 @@ struct an2_driver {
     struct drv_drain *drains;     /* ndrains used of cap_drains */
     size_t ndrains, cap_drains;
     uint32_t nroutes;
+    uint32_t nclosing;            /* VCs closing with transmits queued */
     uint8_t vci_used[65536 / 8];
     uint32_t vci_cursor;
 };
@@ -87,8 +92,10 @@ void drv_reply_init(struct an2_ctl_reply *r, uint16_t op, int32_t status);
 void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id);
 void drv_vc_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id);
 void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc);
-/* Everything of a departing endpoint: pending requests, VCs (peers told), routes. */
-void drv_vc_release_all(struct an2_driver *drv, uint32_t slot);
+/* A departing endpoint: its pending requests go, and its VCs (peers told, routes freed); with
+ * keep_closing, VCs it closed while their transmits were queued stay until these have gone
+ * out (like a socket's data after close). True if such a VC remains. */
+bool drv_vc_release_all(struct an2_driver *drv, uint32_t slot, bool keep_closing);
 
 /* driver_names.c: REGISTER and LOOKUP */
 void drv_name_request(struct an2_driver *drv, uint32_t slot, const struct an2_ctl_req *q);
@@ -98,6 +105,8 @@ void drv_stats(struct an2_driver *drv, uint32_t slot);
 
 /* driver.c */
 void drv_drop_client(struct an2_driver *drv, uint32_t slot, const char *why);
+/* Unmaps a lingering client's portion and frees its slot (its VCs are all gone). */
+void drv_release_portion(struct an2_driver *drv, uint32_t slot);
 /* Marks a client to be dropped once the current event is handled (never drops at once, so
  * callers may keep using other clients' state). */
 void drv_doom(struct drv_client *c, const char *why);

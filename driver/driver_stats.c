@@ -23,6 +23,8 @@ static void fill_vc(struct an2_driver *drv, uint32_t slot, uint16_t vc, struct a
     s->vpi = AN2_LINK_VPI;
     s->vci = v->vci;
     s->peer_gone = v->peer_gone;
+    s->closing = v->closing;
+    s->closing = v->closing;
     struct otto_vc_counters oc;
     if (otto_vc_counters(drv->otto, slot, vc, &oc) == 0) {
         s->tx_pdus = oc.tx_pdus;
@@ -80,7 +82,7 @@ void drv_stats(struct an2_driver *drv, uint32_t slot)
     }
     for (uint32_t i = 0; i < drv->limits.max_clients; i++) {
         const struct drv_client *c = &drv->clients[i];
-        if (c->fd < 0 || !c->endpoint_id)
+        if ((c->fd < 0 && !c->lingering) || !c->endpoint_id)
             continue;
         if (off + sizeof(struct an2_stat_ep) > AN2_CTL_STATS_MAX) {
             h->truncated = 1;
@@ -90,13 +92,13 @@ void drv_stats(struct an2_driver *drv, uint32_t slot)
         *se = (struct an2_stat_ep){.endpoint_id = c->endpoint_id, .pid = c->pid,
                                    .max_vcs = c->max_vcs, .vcs_open = c->vcs_open,
                                    .buf_size = c->buf_size, .portion_size = c->size,
-                                   .name = c->name};
+                                   .name = c->name, .lingering = c->lingering};
         off += sizeof *se;
         h->nendpoints++;
     }
     for (uint32_t i = 0; i < drv->limits.max_clients && !h->truncated; i++) {
         const struct drv_client *c = &drv->clients[i];
-        if (c->fd < 0 || !c->endpoint_id)
+        if ((c->fd < 0 && !c->lingering) || !c->endpoint_id)
             continue;
         for (uint32_t vc = 0; vc < c->max_vcs; vc++) {
             if (!c->vcs[vc].used)

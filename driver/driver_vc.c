@@ -234,8 +234,29 @@ static bool drain_start(struct an2_driver *drv, uint16_t vci, uint32_t peer_slot
     return true;
 }
 
+static void vc_teardown(struct an2_driver *drv, uint32_t slot, uint16_t vc);
+
+/* Closing VCs whose queued transmits have all gone out are taken down; a departed task's
+ * slot goes with its last one. */
+static void closing_check(struct an2_driver *drv)
+{
+    for (uint32_t slot = 0; drv->nclosing && slot < drv->limits.max_clients; slot++) {
+        struct drv_client *c = &drv->clients[slot];
+        if (c->fd < 0 && !c->lingering)
+            continue;
+        for (uint32_t vc = 0; vc < c->max_vcs; vc++) {
+            if (!c->vcs[vc].closing || otto_vc_tx_busy(drv->otto, slot, (uint16_t)vc))
+                continue;
+            vc_teardown(drv, slot, (uint16_t)vc);
+        }
+        if (c->lingering && c->vcs_open == 0)
+            drv_release_portion(drv, slot);
+    }
+}
+
 void an2_driver_drains_check(struct an2_driver *drv)
 {
+    closing_check(drv);
     for (size_t i = 0; i < drv->ndrains;) {
         if (cells_buffered(drv, drv->drains[i].vci)) {
             i++;
@@ -268,6 +289,8 @@ static void vc_teardown(struct an2_driver *drv, uint32_t slot, uint16_t vc)
 {
     struct drv_client *c = &drv->clients[slot];
     struct drv_vc v = c->vcs[vc];
+    if (v.closing)
+        drv->nclosing--;
     otto_vc_unbind(drv->otto, slot, vc);
     memset(&c->vcs[vc], 0, sizeof c->vcs[vc]);
     c->vcs_open--;
@@ -293,10 +316,15 @@ void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc)
 {
     struct drv_client *c = &drv->clients[slot];
     int status = 0;
-    if (vc >= c->max_vcs || !c->vcs[vc].used)
+    if (vc >= c->max_vcs || !c->vcs[vc].used || c->vcs[vc].closing)
         status = -EBADF;
     else
-        vc_teardown(drv, slot, (uint16_t)vc);
+        if (otto_vc_tx_busy(drv->otto, slot, (uint16_t)vc)) {
+            c->vcs[vc].closing = true;   /* taken down once they have gone out */
+            drv->nclosing++;
+        } else {
+            vc_teardown(drv, slot, (uint16_t)vc);
+        }
     struct an2_ctl_reply r;
     drv_reply_init(&r, AN2_CTL_R_CLOSE, status);
     r.vc = (uint16_t)vc;
@@ -305,7 +333,7 @@ void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc)
     drv_send(c, &r, sizeof r, NULL, 0);
 }
 
-void drv_vc_release_all(struct an2_driver *drv, uint32_t slot)
+bool drv_vc_release_all(struct an2_driver *drv, uint32_t slot, bool keep_closing)
 {
     struct drv_client *c = &drv->clients[slot];
     for (size_t i = 0; i < drv->npending;) {
@@ -320,7 +348,11 @@ void drv_vc_release_all(struct an2_driver *drv, uint32_t slot)
             i++;
         }
     }
-    for (uint32_t vc = 0; c->vcs && vc < c->max_vcs; vc++)
-        if (c->vcs[vc].used)
+    bool closing = false;
+    for (uint32_t vc = 0; c->vcs && vc < c->max_vcs; vc++) {
+        if (c->vcs[vc].used && !(keep_closing && c->vcs[vc].closing))
             vc_teardown(drv, slot, (uint16_t)vc);
+        closing |= c->vcs[vc].closing;
+    }
+    return closing;
 }

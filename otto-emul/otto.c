@@ -168,6 +168,31 @@ void otto_detach(struct otto *o, uint32_t portion_id)
     portion_free(p);
 }
 
+void otto_orphan(struct otto *o, uint32_t portion_id)
+{
+    struct otto_portion *p = o ? portion_get(o, portion_id) : NULL;
+    if (!p)
+        return;
+    p->orphan = true;
+    p->irq_pending = false;
+    /* relaxed: only this thread reads cons from now on (otto_report_reserve) */
+    __atomic_store_n(&p->hdr->report.cons, p->report_prod, __ATOMIC_RELAXED);
+}
+
+bool otto_vc_tx_busy(const struct otto *o, uint32_t portion_id, uint16_t local_vc)
+{
+    struct otto_portion *p = o ? portion_get(o, portion_id) : NULL;
+    if (!p || local_vc >= p->geo.max_vcs)
+        return false;
+    const struct otto_vc *v = &p->vcs[local_vc];
+    if (!v->bound)
+        return false;
+    /* relaxed: a hint; descriptors published later are seen at a later check */
+    uint32_t untaken = __atomic_load_n(&p->hdr->tx.prod, __ATOMIC_RELAXED) - p->tx_cons;
+    return v->cur != OTTO_NIL || v->q_head != OTTO_NIL ||
+           (untaken != 0 && untaken <= p->geo.tx_slots);
+}
+
 static int vc_lookup(struct otto *o, uint32_t portion_id, uint16_t local_vc, struct otto_vc **out)
 {
     struct otto_portion *p = o ? portion_get(o, portion_id) : NULL;

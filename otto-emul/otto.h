@@ -64,6 +64,14 @@ int otto_attach(struct otto *otto, uint32_t portion_id, void *base, size_t size)
  * flight from it are aborted (the peer's partial reassembly is discarded). */
 void otto_detach(struct otto *otto, uint32_t portion_id);
 
+/* The portion's host has gone while transmits it queued are still going out: from now on
+ * the controller consumes the portion's reports itself (the host's slots were freed too)
+ * and raises no interrupt; the driver detaches the portion once otto_vc_tx_busy is false. */
+void otto_orphan(struct otto *otto, uint32_t portion_id);
+/* Whether transmits for the VC are queued or in progress, or descriptors of the portion
+ * not yet taken off its ring (they might be for this VC). */
+bool otto_vc_tx_busy(const struct otto *otto, uint32_t portion_id, uint16_t local_vc);
+
 /* Binds local VC index local_vc of a portion to vpi.vci on the controller's link (the same
  * VCI in both directions of the link). 0, or -EINVAL / -ENOENT / -EBUSY. */
 int otto_vc_bind(struct otto *otto, uint32_t portion_id, uint16_t local_vc,

@@ -82,6 +82,7 @@ struct otto_portion {
     struct otto_vc *vcs;
     bool irq_pending;                  /* a report was published since the last irq check */
     bool housekeeping;                 /* some VC drains or has an event pending */
+    bool orphan;                       /* its host left: the controller consumes its reports */
 };
 
 struct otto {

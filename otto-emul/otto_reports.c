@@ -33,7 +33,11 @@ static void publish(struct otto_portion *p, const struct otto_report *r)
     p->report_prod++;
     /* release: the report's contents are visible before the host sees prod move */
     __atomic_store_n(&p->hdr->report.prod, p->report_prod, __ATOMIC_RELEASE);
-    p->irq_pending = true;
+    if (p->orphan)
+        /* relaxed: nobody reads the slots; we only read cons back, in this thread */
+        __atomic_store_n(&p->hdr->report.cons, p->report_prod, __ATOMIC_RELAXED);
+    else
+        p->irq_pending = true;
 }
 
 void otto_report_publish(struct otto_portion *p, const struct otto_report *r)

@@ -1,6 +1,8 @@
 /* t_drain.c — a VC closed while its last PDUs still sit in the switch (the receiver has no
  * buffer posted): they reach the receiver once it posts, and PEER_GONE comes after them.
- * With "cancel", the receiver closes instead and the buffered cells go with the route. */
+ * With "cancel", the receiver closes instead and the buffered cells go with the route.
+ * With "linger", the sender queues far more than the switch holds and leaves at once: its
+ * endpoint lingers until every PDU has gone out, then PEER_GONE. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,11 +11,24 @@
 #define NPDU 3u
 #define LEN 1000u   /* 21 cells each: all three fit in the switch's default 64-cell window */
 #define SLOT 4096u
+#define NLINGER 40u /* 840 cells: the switch window holds 64; the rest wait in the sender's queue */
 
-static void sender(struct an2_pair *p)
+static void sender(struct an2_pair *p, int linger)
 {
     an2_ep *ep = p->ep;
     uint8_t *b = an2_buf_base(ep);
+    if (linger) {   /* queue them all and leave without waiting for a single TX report */
+        for (uint32_t i = 0; i < NLINGER; i++) {
+            an2_fill_pattern(b + i * SLOT, LEN, 100 + i);
+            struct an2_frag f = {i * SLOT, LEN};
+            if (an2_send(ep, p->vc.vc, &f, 1, 0, i + 1) != 0)
+                FAIL("send %u", i);
+        }
+        if (an2_vc_close(ep, p->vc.vc) != 0)
+            FAIL("an2_vc_close");
+        an2_close(ep);
+        return;
+    }
     for (uint32_t i = 0; i < NPDU; i++) {
         an2_fill_pattern(b + i * SLOT, LEN, 100 + i);
         struct an2_frag f = {i * SLOT, LEN};
@@ -31,17 +46,55 @@ static void sender(struct an2_pair *p)
     an2_close(ep);
 }
 
+/* The sender has gone with most of its PDUs still queued in its controller. */
+static int receive_lingered(struct an2_pair *p)
+{
+    an2_expect_summary("endpoints 2 vcs 2 routes 2 pending 0");
+    an2_ep *ep = p->ep;
+    uint16_t vc = p->vc.vc;
+    for (uint32_t i = 0; i < 4; i++) {   /* a few buffers, reposted: the sender must wait */
+        struct an2_frag f = {i * SLOT, SLOT};
+        if (an2_post_recv(ep, vc, &f, 1, i) != 0)
+            FAIL("post");
+    }
+    for (uint32_t i = 0; i < NLINGER; i++) {
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, 5000);
+        const uint8_t *b = (const uint8_t *)an2_buf_base(ep) + r.cookie * SLOT;
+        if (r.status != AN2_STATUS_OK || r.cookie != i % 4 || r.length != LEN ||
+            !an2_check_pattern(b, LEN, 100 + i))
+            FAIL("PDU %u: status %s cookie %llu length %u", i, an2_status_str(r.status),
+                 (unsigned long long)r.cookie, r.length);
+        struct an2_frag f = {(uint32_t)r.cookie * SLOT, SLOT};
+        if (an2_post_recv(ep, vc, &f, 1, r.cookie) != 0)
+            FAIL("repost");
+    }
+    struct an2_report r = an2_expect_report(ep, AN2_REPORT_VC, 5000);
+    if (r.status != AN2_STATUS_PEER_GONE)
+        FAIL("VC report %s, not PEER_GONE", an2_status_str(r.status));
+    an2_expect_summary("endpoints 1 vcs 1 routes 0 pending 0");
+    if (an2_vc_close(ep, vc) != 0)
+        FAIL("an2_vc_close");
+    an2_close(ep);
+    an2_expect_summary("endpoints 0 vcs 0 routes 0 pending 0");
+    printf("linger: %u PDUs queued by a sender that left at once arrived intact, then "
+           "PEER_GONE\n", NLINGER);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int cancel = argc > 1 && strcmp(argv[1], "cancel") == 0;
+    int linger = argc > 1 && strcmp(argv[1], "linger") == 0;
     struct an2_pair p;
     an2_pair_setup(&p, NULL);
     if (!p.parent) {
-        sender(&p);
+        sender(&p, linger);
         return 0;
     }
     if (an2_pair_wait_child(&p) != 0)
         FAIL("the sender failed");
+    if (linger)
+        return receive_lingered(&p);
     /* the sender is gone; its route stays while its cells wait for us */
     an2_expect_summary("endpoints 1 vcs 1 routes 1 pending 0");
     an2_ep *ep = p.ep;
