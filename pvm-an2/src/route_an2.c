@@ -590,9 +590,10 @@ static void release_lingering(void)
 	}
 }
 
-/* Leaving: our transmissions done (within TX_DRAIN_MS), so that nothing we sent is lost when
- * our VCs close. Cells still in the switch then are not lost either: an2d keeps a closed VC's
- * route until they have reached the peer, so we need not wait for peers to read. */
+/* Leaving: our transmissions done, within TX_DRAIN_MS, so that they reach a peer that reads
+ * before pvmd tells it we have gone. Nothing is lost either way: an2d sends what a VC we close
+ * still has queued (our endpoint lingers), and keeps a closed VC's route until the cells in
+ * the switch have reached the peer. */
 void an2_fastpath_quiesce(void)
 {
 	if (!an2r || an2r->quiesced)
@@ -606,7 +607,7 @@ void an2_fastpath_quiesce(void)
 	while (tx_inflight > 0 && !an2r->gone) {
 		if (an2_now_us() > end) {
 			lpvm_log("AN2 fast path: %d PDUs not sent in %d ms (peers not receiving); "
-			         "leaving without them", tx_inflight, TX_DRAIN_MS);
+			         "an2d sends them as the peers read", tx_inflight, TX_DRAIN_MS);
 			return;
 		}
 		an2_route_progress(&an2r->t);
@@ -639,6 +640,11 @@ static void an2_close_route(struct transport *t)
 		if (an2_vc_info(an2r->ep, (uint16_t)vc, &vi) == 0)
 			an2_vc_close(an2r->ep, (uint16_t)vc);
 	}
+	/* what is still queued is an2d's to send now (the area stays mapped there): its blocks
+	 * are no longer ours to wait for */
+	for (uint32_t i = 0; tx_recs && i < an2_tx_slots(an2r->ep) * 2; i++)
+		for (unsigned b = 0; b < tx_recs[i].nblocks; b++)
+			bufpool_tx_unref(an2r->pool, tx_recs[i].blocks[b]);
 	free(tx_recs);
 	tx_recs = NULL;
 	tx_free = -1;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The AN2 fast path under one scenario, each with its own pvmd and an2d (stopped at the end):
-#   fastpath.sh BIN mixed | hoard | nosyscall | kill | an2d-stop | ber | leave | rejoin
+#   fastpath.sh BIN mixed | hoard | nosyscall | kill | an2d-stop | ber | leave | leave-queued | rejoin
 #               | pvm-tests TESTSCRIPT ARGS...
 set -euo pipefail
 bindir=$(cd "$1" && pwd); scenario=$2; shift 2
@@ -102,6 +102,13 @@ leave)
 	n=$(cells); echo "cells through the switch: $n"
 	[ "${n:-0}" -gt 20000 ] || pvm_env_fail "messages did not cross VCs"
 	! log | grep "AN2 fast path" || pvm_env_fail "the leaving task complained (above)"
+	;;
+leave-queued)
+	# the same with 40 messages: 24 stay queued in the sender's controller; after 3 s pvm_exit
+	# gives them to an2d (logged), whose endpoint lingers until they have gone out
+	check leave 40 60000
+	grep -q "^leave: 43 of 43 messages after the sender had gone, 0 bad" out || pvm_env_fail "messages lost"
+	log | grep -q "PDUs not sent in .* an2d sends them" || pvm_env_fail "the leaving task did not hand its queue over"
 	;;
 rejoin)
 	# after pvm_exit and pvm_mytid, with the old buffer area still holding a message, the
