@@ -1,5 +1,6 @@
 /* driver_vc.c — VC signalling: symmetric rendezvous, VCI allocation, switch routes and
- * controller bindings both ways, teardown that lets sent cells drain, then PEER_GONE. */
+ * controller bindings both ways, teardown that lets queued and sent cells go out, then
+ * PEER_GONE. */
 #include "driver_internal.h"
 
 #include <errno.h>
@@ -316,15 +317,14 @@ void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc)
 {
     struct drv_client *c = &drv->clients[slot];
     int status = 0;
-    if (vc >= c->max_vcs || !c->vcs[vc].used || c->vcs[vc].closing)
+    if (vc >= c->max_vcs || !c->vcs[vc].used || c->vcs[vc].closing) {
         status = -EBADF;
-    else
-        if (otto_vc_tx_busy(drv->otto, slot, (uint16_t)vc)) {
-            c->vcs[vc].closing = true;   /* taken down once they have gone out */
-            drv->nclosing++;
-        } else {
-            vc_teardown(drv, slot, (uint16_t)vc);
-        }
+    } else if (otto_vc_tx_busy(drv->otto, slot, (uint16_t)vc)) {
+        c->vcs[vc].closing = true; /* taken down once its queued transmits have gone out */
+        drv->nclosing++;
+    } else {
+        vc_teardown(drv, slot, (uint16_t)vc);
+    }
     struct an2_ctl_reply r;
     drv_reply_init(&r, AN2_CTL_R_CLOSE, status);
     r.vc = (uint16_t)vc;
