@@ -13,29 +13,25 @@
 #define SLOT 4096u
 #define NLINGER 40u /* 840 cells: the switch window holds 64; the rest wait in the sender's queue */
 
+/* Sends PDUs 0..n-1 (LEN bytes, pattern 100 + i) on vc without waiting. */
+static void send_numbered(an2_ep *ep, uint16_t vc, uint32_t n)
+{
+    uint8_t *b = an2_buf_base(ep);
+    for (uint32_t i = 0; i < n; i++) {
+        an2_fill_pattern(b + i * SLOT, LEN, 100 + i);
+        struct an2_frag f = {i * SLOT, LEN};
+        if (an2_send(ep, vc, &f, 1, 0, i + 1) != 0)
+            FAIL("send %u", i);
+    }
+}
+
+/* With linger, the sender queues them all and leaves without waiting for a TX report. */
 static void sender(struct an2_pair *p, int linger)
 {
     an2_ep *ep = p->ep;
-    uint8_t *b = an2_buf_base(ep);
-    if (linger) {   /* queue them all and leave without waiting for a single TX report */
-        for (uint32_t i = 0; i < NLINGER; i++) {
-            an2_fill_pattern(b + i * SLOT, LEN, 100 + i);
-            struct an2_frag f = {i * SLOT, LEN};
-            if (an2_send(ep, p->vc.vc, &f, 1, 0, i + 1) != 0)
-                FAIL("send %u", i);
-        }
-        if (an2_vc_close(ep, p->vc.vc) != 0)
-            FAIL("an2_vc_close");
-        an2_close(ep);
-        return;
-    }
-    for (uint32_t i = 0; i < NPDU; i++) {
-        an2_fill_pattern(b + i * SLOT, LEN, 100 + i);
-        struct an2_frag f = {i * SLOT, LEN};
-        if (an2_send(ep, p->vc.vc, &f, 1, 0, i + 1) != 0)
-            FAIL("send %u", i);
-    }
-    for (uint32_t i = 0; i < NPDU; i++) {   /* transmitted: the cells are in the switch */
+    send_numbered(ep, p->vc.vc, linger ? NLINGER : NPDU);
+    /* without linger: transmitted, so the cells are in the switch when we close */
+    for (uint32_t i = 0; !linger && i < NPDU; i++) {
         struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, 5000);
         if (r.status != AN2_STATUS_OK)
             FAIL("TX report %s", an2_status_str(r.status));
@@ -44,6 +40,30 @@ static void sender(struct an2_pair *p, int linger)
     if (rc != 0)
         FAIL("an2_vc_close: %s", an2_strerror(rc));
     an2_close(ep);
+}
+
+/* The next report must be PDU i, intact, in the buffer of the given cookie. */
+static void expect_pdu(an2_ep *ep, uint32_t i, uint64_t cookie)
+{
+    struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, 5000);
+    const uint8_t *b = (const uint8_t *)an2_buf_base(ep) + r.cookie * SLOT;
+    if (r.status != AN2_STATUS_OK || r.cookie != cookie || r.length != LEN ||
+        !an2_check_pattern(b, LEN, 100 + i))
+        FAIL("PDU %u: status %s cookie %llu length %u", i, an2_status_str(r.status),
+             (unsigned long long)r.cookie, r.length);
+}
+
+/* After the data: PEER_GONE, the sender's route gone; then our end closes, nothing left. */
+static void expect_gone_then_close(an2_ep *ep, uint16_t vc)
+{
+    struct an2_report r = an2_expect_report(ep, AN2_REPORT_VC, 5000);
+    if (r.status != AN2_STATUS_PEER_GONE)
+        FAIL("VC report %s, not PEER_GONE", an2_status_str(r.status));
+    an2_expect_summary("endpoints 1 vcs 1 routes 0 pending 0");
+    if (an2_vc_close(ep, vc) != 0)
+        FAIL("an2_vc_close");
+    an2_close(ep);
+    an2_expect_summary("endpoints 0 vcs 0 routes 0 pending 0");
 }
 
 /* The sender has gone with most of its PDUs still queued in its controller. */
@@ -58,24 +78,12 @@ static int receive_lingered(struct an2_pair *p)
             FAIL("post");
     }
     for (uint32_t i = 0; i < NLINGER; i++) {
-        struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, 5000);
-        const uint8_t *b = (const uint8_t *)an2_buf_base(ep) + r.cookie * SLOT;
-        if (r.status != AN2_STATUS_OK || r.cookie != i % 4 || r.length != LEN ||
-            !an2_check_pattern(b, LEN, 100 + i))
-            FAIL("PDU %u: status %s cookie %llu length %u", i, an2_status_str(r.status),
-                 (unsigned long long)r.cookie, r.length);
-        struct an2_frag f = {(uint32_t)r.cookie * SLOT, SLOT};
-        if (an2_post_recv(ep, vc, &f, 1, r.cookie) != 0)
+        expect_pdu(ep, i, i % 4);
+        struct an2_frag f = {(i % 4) * SLOT, SLOT};
+        if (an2_post_recv(ep, vc, &f, 1, i % 4) != 0)
             FAIL("repost");
     }
-    struct an2_report r = an2_expect_report(ep, AN2_REPORT_VC, 5000);
-    if (r.status != AN2_STATUS_PEER_GONE)
-        FAIL("VC report %s, not PEER_GONE", an2_status_str(r.status));
-    an2_expect_summary("endpoints 1 vcs 1 routes 0 pending 0");
-    if (an2_vc_close(ep, vc) != 0)
-        FAIL("an2_vc_close");
-    an2_close(ep);
-    an2_expect_summary("endpoints 0 vcs 0 routes 0 pending 0");
+    expect_gone_then_close(ep, vc);
     printf("linger: %u PDUs queued by a sender that left at once arrived intact, then "
            "PEER_GONE\n", NLINGER);
     return 0;
@@ -118,22 +126,9 @@ int main(int argc, char **argv)
         if (an2_post_recv(ep, vc, &f, 1, i) != 0)
             FAIL("post");
     }
-    for (uint32_t i = 0; i < NPDU; i++) {
-        struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, 5000);
-        const uint8_t *b = (const uint8_t *)an2_buf_base(ep) + r.cookie * SLOT;
-        if (r.status != AN2_STATUS_OK || r.cookie != i || r.length != LEN ||
-            !an2_check_pattern(b, LEN, 100 + i))
-            FAIL("PDU %u: status %s cookie %llu length %u", i, an2_status_str(r.status),
-                 (unsigned long long)r.cookie, r.length);
-    }
-    struct an2_report r = an2_expect_report(ep, AN2_REPORT_VC, 5000);
-    if (r.status != AN2_STATUS_PEER_GONE)
-        FAIL("VC report %s, not PEER_GONE", an2_status_str(r.status));
-    an2_expect_summary("endpoints 1 vcs 1 routes 0 pending 0");
-    if (an2_vc_close(ep, vc) != 0)
-        FAIL("an2_vc_close");
-    an2_close(ep);
-    an2_expect_summary("endpoints 0 vcs 0 routes 0 pending 0");
+    for (uint32_t i = 0; i < NPDU; i++)
+        expect_pdu(ep, i, i);
+    expect_gone_then_close(ep, vc);
     printf("drain: %u PDUs sent before the close arrived intact, then PEER_GONE\n", NPDU);
     return 0;
 }
