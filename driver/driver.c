@@ -77,6 +77,7 @@ void an2_driver_destroy(struct an2_driver *drv)
     }
     free(drv->pending);
     free(drv->drains);
+    free(drv->closing);
     free(drv->clients);
     free(drv);
 }

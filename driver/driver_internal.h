@@ -57,6 +57,12 @@ struct drv_drain {
     uint16_t peer_vc;
 };
 
+/* A VC closed by its owner while transmits were queued on it (drv_vc.closing). */
+struct drv_closing {
+    uint32_t slot;
+    uint16_t vc;
+};
+
 /* A VC_OPEN waiting for the peer's matching request. */
 struct drv_pending {
     uint32_t from_slot, from_id, to_id;
@@ -77,7 +83,8 @@ struct an2_driver {
     struct drv_drain *drains;     /* ndrains used of cap_drains */
     size_t ndrains, cap_drains;
     uint32_t nroutes;
-    uint32_t nclosing;            /* VCs closing with transmits queued */
+    struct drv_closing *closing;  /* nclosing used of cap_closing */
+    size_t nclosing, cap_closing;
     uint8_t vci_used[65536 / 8];
     uint32_t vci_cursor;
 };

@@ -237,21 +237,49 @@ static bool drain_start(struct an2_driver *drv, uint16_t vci, uint32_t peer_slot
 
 static void vc_teardown(struct an2_driver *drv, uint32_t slot, uint16_t vc);
 
+/* Marks a VC closing (taken down once its queued transmits have gone out); false if there
+ * is no memory to remember it (then it must go at once). */
+static bool closing_start(struct an2_driver *drv, uint32_t slot, uint16_t vc)
+{
+    if (drv->nclosing == drv->cap_closing) {
+        size_t cap = drv->cap_closing ? 2 * drv->cap_closing : 8;
+        struct drv_closing *a = realloc(drv->closing, cap * sizeof *a);
+        if (!a) {
+            an2d_log("VC %u of slot %u closed with transmits queued; out of memory: aborted",
+                     vc, slot);
+            return false;
+        }
+        drv->closing = a;
+        drv->cap_closing = cap;
+    }
+    drv->closing[drv->nclosing++] = (struct drv_closing){.slot = slot, .vc = vc};
+    drv->clients[slot].vcs[vc].closing = true;
+    return true;
+}
+
+static void closing_forget(struct an2_driver *drv, uint32_t slot, uint16_t vc)
+{
+    for (size_t i = 0; i < drv->nclosing; i++)
+        if (drv->closing[i].slot == slot && drv->closing[i].vc == vc) {
+            drv->closing[i] = drv->closing[--drv->nclosing];
+            return;
+        }
+}
+
 /* Closing VCs whose queued transmits have all gone out are taken down; a departed task's
  * slot goes with its last one. */
 static void closing_check(struct an2_driver *drv)
 {
-    for (uint32_t slot = 0; drv->nclosing && slot < drv->limits.max_clients; slot++) {
-        struct drv_client *c = &drv->clients[slot];
-        if (c->fd < 0 && !c->lingering)
+    for (size_t i = 0; i < drv->nclosing;) {
+        struct drv_closing k = drv->closing[i];
+        if (otto_vc_tx_busy(drv->otto, k.slot, k.vc)) {
+            i++;
             continue;
-        for (uint32_t vc = 0; vc < c->max_vcs; vc++) {
-            if (!c->vcs[vc].closing || otto_vc_tx_busy(drv->otto, slot, (uint16_t)vc))
-                continue;
-            vc_teardown(drv, slot, (uint16_t)vc);
         }
+        vc_teardown(drv, k.slot, k.vc); /* forgets entry i: the last one takes its place */
+        struct drv_client *c = &drv->clients[k.slot];
         if (c->lingering && c->vcs_open == 0)
-            drv_release_portion(drv, slot);
+            drv_release_portion(drv, k.slot);
     }
 }
 
@@ -291,7 +319,7 @@ static void vc_teardown(struct an2_driver *drv, uint32_t slot, uint16_t vc)
     struct drv_client *c = &drv->clients[slot];
     struct drv_vc v = c->vcs[vc];
     if (v.closing)
-        drv->nclosing--;
+        closing_forget(drv, slot, vc);
     otto_vc_unbind(drv->otto, slot, vc);
     memset(&c->vcs[vc], 0, sizeof c->vcs[vc]);
     c->vcs_open--;
@@ -319,10 +347,8 @@ void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc)
     int status = 0;
     if (vc >= c->max_vcs || !c->vcs[vc].used || c->vcs[vc].closing) {
         status = -EBADF;
-    } else if (otto_vc_tx_busy(drv->otto, slot, (uint16_t)vc)) {
-        c->vcs[vc].closing = true; /* taken down once its queued transmits have gone out */
-        drv->nclosing++;
-    } else {
+    } else if (!otto_vc_tx_busy(drv->otto, slot, (uint16_t)vc) ||
+               !closing_start(drv, slot, (uint16_t)vc)) {
         vc_teardown(drv, slot, (uint16_t)vc);
     }
     struct an2_ctl_reply r;
