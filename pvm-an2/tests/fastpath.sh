@@ -52,8 +52,10 @@ nosyscall)
 	;;
 kill)
 	# the receiver sleeps at first, so the sender stalls on flow control in mid-message
-	# (150,000-byte messages are 3 PDUs; 16 receive buffers hold 5 1/3 of them): killed then
-	FASTPATH_SLOW_START=1 "$bindir/fastpath_check" stream 100000 150000 > out 2> err &
+	# (1,100,000-byte messages are 17 PDUs; 16 receive buffers hold 16/17 of one, so what
+	# arrives ends in mid-message unless the receiver had taken a multiple of 17 PDUs ahead
+	# of its sleep; with 3-PDU messages that was 1 run in 3): killed then
+	FASTPATH_SLOW_START=1 "$bindir/fastpath_check" stream 100000 1100000 > out 2> err &
 	parent=$!
 	for i in $(seq 100); do grep -q sleeping out 2>/dev/null && break; sleep 0.1; done
 	prev=0   # stalled: the 20 messages and more went through the switch, then none for 300 ms
