@@ -3,6 +3,7 @@
 #ifndef AN2_H
 #define AN2_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -121,6 +122,15 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max);
  * spins, then yields, then sleeps until the controller's interrupt. 0 on timeout;
  * -ECONNRESET if an2d has gone (noticed within 100 ms while asleep). */
 int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms);
+
+/* Waiting by polling, for a caller with its own loop: an2_yield gives the CPU up once, having
+ * told the controller the CPU we poll on, for how much longer (50 us), and whether only
+ * received packets and VC events end our wait (rx_only) or any report (otto_hw.h's polling
+ * hint): an emulated controller sharing our CPU then keeps it while it has nothing for us,
+ * rather than take turns with us. an2_yield_end withdraws the hint when the wait is over.
+ * No system call but the yield. */
+void an2_yield(an2_ep *ep, bool rx_only);
+void an2_yield_end(an2_ep *ep);
 
 /* Sleeping together with other descriptors (e.g. a PVM task's pvmd socket):
  *   if (an2_sleep_prepare(ep) == 0)          asks for the interrupt, looks once more

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define A32(p) ((_Atomic uint32_t *)(p))
+#define A64(p) ((_Atomic uint64_t *)(p))
 
 static void cpu_relax(void)
 {
@@ -153,6 +154,27 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max)
     return n;
 }
 
+#define POLL_LEASE_NS 50000u /* the longest a controller keeps a shared CPU on our word */
+
+void an2_yield(an2_ep *ep, bool rx_only)
+{
+    /* relaxed, all three: a hint the controller reads without trusting (otto_hw.h) */
+    atomic_store_explicit(A32(&ep->hdr->host_polls_cpu), (uint32_t)sched_getcpu(),
+                          memory_order_relaxed);
+    atomic_store_explicit(A32(&ep->hdr->host_polls_for), rx_only ? OTTO_POLLS_RX : OTTO_POLLS_ANY,
+                          memory_order_relaxed);
+    atomic_store_explicit(A64(&ep->hdr->host_polls_until_ns),
+                          an2_now_ns() + POLL_LEASE_NS, memory_order_relaxed);
+    sched_yield();
+}
+
+void an2_yield_end(an2_ep *ep)
+{
+    /* relaxed: a hint; a controller that still sees the lease keeps the CPU 50 us at most */
+    atomic_store_explicit(A64(&ep->hdr->host_polls_until_ns), 0,
+                          memory_order_relaxed);
+}
+
 int an2_sleep_prepare(an2_ep *ep)
 {
     /* relaxed + seq_cst fence: our request must be visible before we look at the ring once
@@ -197,11 +219,10 @@ static uint64_t env_ns(_Atomic long *cache, const char *name, long dflt_us)
     return (uint64_t)v * 1000u;
 }
 
-int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms)
+/* an2_wait once nothing was there at the first look. */
+static int wait_reports(an2_ep *ep, struct an2_report *out, int max, int timeout_ms)
 {
-    int n = an2_poll(ep, out, max);
-    if (n != 0 || timeout_ms == 0)
-        return n;
+    int n;
     uint64_t start = an2_now_ns();
     uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : start + (uint64_t)timeout_ms * 1000000u;
     static _Atomic long spin_us = -1, yield_us = -1;
@@ -219,7 +240,7 @@ int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms)
             continue;
         }
         if (now - start < yield_ns) {
-            sched_yield();
+            an2_yield(ep, false);
             continue;
         }
         /* Sleep (otto_hw.h's interrupt protocol). The count is read before asking, so an
@@ -249,4 +270,14 @@ int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms)
         }
         start = an2_now_ns(); /* woken without a report: spin a little again */
     }
+}
+
+int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms)
+{
+    int n = an2_poll(ep, out, max);
+    if (n != 0 || timeout_ms == 0)
+        return n;
+    n = wait_reports(ep, out, max, timeout_ms);
+    an2_yield_end(ep);
+    return n;
 }

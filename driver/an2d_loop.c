@@ -102,7 +102,12 @@ void an2d_loop_run(struct an2d_loop *L)
             continue;
         }
         if (idle < L->yield_ns && (deadline == UINT64_MAX || deadline < now + L->yield_ns)) {
-            sched_yield();
+            /* a task on our CPU that only polls for what we have not delivered would hand
+             * the CPU straight back: keep it while its polling hint says so (otto_hw.h) */
+            if (otto_hosts_only_poll_on(L->otto, (uint32_t)sched_getcpu(), now))
+                cpu_relax();
+            else
+                sched_yield();
             continue;
         }
         /* Sleep: tell every portion first, then look once more (see otto_hw.h). */

@@ -95,6 +95,9 @@ bool otto_poll(struct otto *otto, uint64_t now_ns);
  * While a host's full report ring holds work back it is at most 1 ms after the last poll:
  * a host frees report slots without ringing (see otto_hw.h). */
 uint64_t otto_next_deadline(const struct otto *otto);
+/* True if a host polls on `cpu` under its polling hint (otto_hw.h) and none that does has
+ * unconsumed reports it waits for: a controller running on that CPU should keep it. */
+bool otto_hosts_only_poll_on(const struct otto *otto, uint32_t cpu, uint64_t now_ns);
 /* Publishes controller_asleep to every attached portion (see otto_hw.h), with the fence. */
 void otto_set_asleep(struct otto *otto, bool asleep);
 

@@ -73,10 +73,19 @@
  * 1 it raises the emulated interrupt, on which the driver increments irq_count (release) and
  * futex-wakes it. The host clears host_wants_irq when it is awake again. These two Dekker
  * pairs are why the fences are seq_cst; every other access is acquire/release.
+ *
+ * Polling hint (host -> controller): a host that waits by polling and yielding its CPU
+ * publishes, before each yield, the CPU it runs on (host_polls_cpu), what it waits for
+ * (host_polls_for: any report, or only RX and VC reports) and a lease, host_polls_until_ns
+ * (CLOCK_MONOTONIC, at most OTTO_POLL_LEASE_MAX_NS ahead); it sets the lease to 0 when it stops
+ * waiting. An emulated controller that shares that CPU and has published nothing the host
+ * waits for keeps the CPU until the lease ends instead of yielding it: the host's yield would
+ * only hand it straight back, and the context switches cost more than the work. A hint only,
+ * relaxed both ways and never trusted: a wrong value costs time, never correctness.
  */
 
 #define OTTO_HW_MAGIC   0x4f54544fu /* "OTTO" */
-#define OTTO_HW_VERSION 1u
+#define OTTO_HW_VERSION 2u
 
 #define OTTO_CELL_BYTES         53u
 #define OTTO_CELL_HEADER_BYTES  5u
@@ -85,6 +94,7 @@
 #define OTTO_MAX_PDU            65535u /* AAL5 CPCS-PDU payload limit (16-bit Length) */
 #define OTTO_MAX_FRAGS          8u     /* fragments per packet descriptor */
 #define OTTO_CACHELINE          64u
+#define OTTO_POLL_LEASE_MAX_NS  1000000u /* a polling hint further ahead is ignored */
 
 /* Written once by the driver before the portion is handed to the task; read-only after. */
 struct otto_geometry {
@@ -117,6 +127,15 @@ struct otto_portion_hdr {
     alignas(OTTO_CACHELINE) uint32_t controller_asleep; /* controller: 1 while blocked */
     alignas(OTTO_CACHELINE) uint32_t host_wants_irq;    /* host: 1 while it means to sleep */
     uint32_t irq_count;                                 /* driver: += 1 per interrupt; futex word */
+    alignas(OTTO_CACHELINE) uint64_t host_polls_until_ns; /* host: polling hint's lease, 0: none */
+    uint32_t host_polls_cpu;                            /* host: the CPU it polls on */
+    uint32_t host_polls_for;                            /* host: enum otto_polls_for */
+};
+
+/* What a polling host waits for (host_polls_for). */
+enum otto_polls_for {
+    OTTO_POLLS_ANY = 0, /* any report */
+    OTTO_POLLS_RX = 1,  /* RX and VC reports: TX reports would not end its wait */
 };
 
 /* A fragment: a run of the owner's buffer area, named by offset (never by address). */
@@ -185,7 +204,13 @@ static_assert(offsetof(struct otto_portion_hdr, host_wants_irq) == 8 * OTTO_CACH
               "hdr.host_wants_irq");
 static_assert(offsetof(struct otto_portion_hdr, irq_count) == 8 * OTTO_CACHELINE + 4,
               "hdr.irq_count");
-static_assert(sizeof(struct otto_portion_hdr) == 9 * OTTO_CACHELINE, "hdr size");
+static_assert(offsetof(struct otto_portion_hdr, host_polls_until_ns) == 9 * OTTO_CACHELINE,
+              "hdr.host_polls_until_ns");
+static_assert(offsetof(struct otto_portion_hdr, host_polls_cpu) == 9 * OTTO_CACHELINE + 8,
+              "hdr.host_polls_cpu");
+static_assert(offsetof(struct otto_portion_hdr, host_polls_for) == 9 * OTTO_CACHELINE + 12,
+              "hdr.host_polls_for");
+static_assert(sizeof(struct otto_portion_hdr) == 10 * OTTO_CACHELINE, "hdr size");
 static_assert(sizeof(struct otto_frag) == 8, "frag layout");
 static_assert(sizeof(struct otto_tx_desc) == 80, "tx descriptor layout");
 static_assert(offsetof(struct otto_tx_desc, frag) == 16, "tx descriptor frags");

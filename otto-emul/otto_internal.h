@@ -73,6 +73,7 @@ struct otto_portion {
 
     uint32_t tx_cons;                  /* private: the shared cons is only written */
     uint32_t report_prod;              /* private: the shared prod is only written */
+    uint32_t rx_report_prod;           /* report_prod after the last RX or VC report */
     uint32_t reserved;                 /* report slots promised to taken descriptors */
     uint32_t reserve_limit;            /* report_slots - max_vcs (VC events keep the rest) */
 

@@ -1,4 +1,5 @@
-/* otto_reports.c — the report ring: slot reservation, publication, the emulated interrupt. */
+/* otto_reports.c — the report ring: slot reservation, publication, the emulated interrupt,
+ * and whether a polling host waits for nothing published yet (otto_hw.h's polling hint). */
 #include "otto_internal.h"
 
 /* Slots the host has not consumed yet; more than the ring when the host wrote garbage. */
@@ -31,6 +32,8 @@ static void publish(struct otto_portion *p, const struct otto_report *r)
     struct otto_report *slot = &p->reports[p->report_prod & (p->geo.report_slots - 1)];
     *slot = *r;
     p->report_prod++;
+    if (r->kind != OTTO_REPORT_TX)
+        p->rx_report_prod = p->report_prod;
     /* release: the report's contents are visible before the host sees prod move */
     __atomic_store_n(&p->hdr->report.prod, p->report_prod, __ATOMIC_RELEASE);
     if (p->orphan)
@@ -68,4 +71,31 @@ void otto_irq_check(struct otto *o, struct otto_portion *p)
     /* relaxed: ordered after our prod store by the fence above */
     if (__atomic_load_n(&p->hdr->host_wants_irq, __ATOMIC_RELAXED) && o->cfg.interrupt)
         o->cfg.interrupt(o->cfg.interrupt_ctx, p->id);
+}
+
+/* A host's polling hint: -1 if it has no lease on `cpu` now, 0 if it polls there but reports
+ * it waits for are unconsumed (it has work), 1 if it polls there for nothing published yet. */
+static int host_polls_on(const struct otto_portion *p, uint32_t cpu, uint64_t now_ns)
+{
+    /* relaxed, all of them: a hint, torn or stale at worst (otto_hw.h); a stale cons only
+     * makes us yield once more */
+    uint64_t until = __atomic_load_n(&p->hdr->host_polls_until_ns, __ATOMIC_RELAXED);
+    if (p->orphan || now_ns >= until || until - now_ns > OTTO_POLL_LEASE_MAX_NS ||
+        __atomic_load_n(&p->hdr->host_polls_cpu, __ATOMIC_RELAXED) != cpu)
+        return -1;
+    bool rx_only = __atomic_load_n(&p->hdr->host_polls_for, __ATOMIC_RELAXED) == OTTO_POLLS_RX;
+    uint32_t cons = __atomic_load_n(&p->hdr->report.cons, __ATOMIC_RELAXED);
+    return (int32_t)((rx_only ? p->rx_report_prod : p->report_prod) - cons) > 0 ? 0 : 1;
+}
+
+bool otto_hosts_only_poll_on(const struct otto *o, uint32_t cpu, uint64_t now_ns)
+{
+    bool polling = false;
+    for (uint32_t i = 0; i < o->nportions; i++) {
+        int w = host_polls_on(o->portions[i], cpu, now_ns);
+        if (w == 0)
+            return false;
+        polling |= w == 1;
+    }
+    return polling;
 }

@@ -1,6 +1,6 @@
 /* test_otto_basic.c — controller + switch, the plain path: PDUs of every size cross from one
  * task's portion to another's (two controllers, and loopback on one), reports, length
- * errors, unbind, peer gone, counters and credits. */
+ * errors, unbind, peer gone, counters and credits; the interrupt and the polling hint. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,10 +222,68 @@ static void interrupts(void)
     host_destroy(&b);
 }
 
+static void set_hint(struct host *h, uint32_t cpu, uint32_t polls_for, uint64_t until_ns)
+{
+    h->hdr->host_polls_cpu = cpu;
+    h->hdr->host_polls_for = polls_for;
+    h->hdr->host_polls_until_ns = until_ns;
+}
+
+/* The polling hint: the controller keeps a CPU only while a host polls there under a live
+ * lease for reports not yet published (TX reports do not count for an RX-only poller). */
+static void polling_hint(void)
+{
+    struct an2_switch_config sc = { .nports = 1, .vc_credit_cells = WINDOW };
+    struct an2_switch *sw = an2_switch_create(&sc);
+    struct otto_config oc = { 0 };
+    struct otto *A = otto_create(&oc, sw, 0);
+    struct host a, b;
+    host_create(&a, 1, 1, 16, 16, 65536);
+    host_create(&b, 2, 1, 16, 16, 65536);
+    otto_attach(A, 1, a.base, a.size);
+    otto_attach(A, 2, b.base, b.size);
+    otto_vc_bind(A, 1, 0, 0, 100);
+    otto_vc_bind(A, 2, 0, 0, 101);
+    an2_switch_route_add(sw, 0, 0, 100, 0, 0, 101);
+    const uint64_t t = 5000000;   /* fake clock, ns */
+    CHECK(!otto_hosts_only_poll_on(A, 1, t), "no hint: yield");
+    set_hint(&b, 1, OTTO_POLLS_RX, t + 50000);
+    CHECK(otto_hosts_only_poll_on(A, 1, t), "b polls on CPU 1 for nothing yet: keep it");
+    CHECK(!otto_hosts_only_poll_on(A, 0, t), "other CPU: yield");
+    CHECK(!otto_hosts_only_poll_on(A, 1, t + 50000), "lease over: yield");
+    set_hint(&b, 1, OTTO_POLLS_RX, t + OTTO_POLL_LEASE_MAX_NS + 1);
+    CHECK(!otto_hosts_only_poll_on(A, 1, t), "lease too far ahead: ignored");
+
+    /* a sends to b: a gets a TX report, b an RX report */
+    uint64_t now = t;
+    struct otto_frag f = { 0, 100 };
+    host_post_rx(&b, 0, 1, &f, 1);
+    host_send(&a, 0, 2, &f, 1, 0);
+    fabric_run(&A, 1, &now, 0, 100);
+    set_hint(&a, 1, OTTO_POLLS_RX, t + 50000);
+    set_hint(&b, 1, OTTO_POLLS_RX, t + 50000);
+    CHECK(!otto_hosts_only_poll_on(A, 1, t), "b has its packet unread: yield");
+    struct otto_report r;
+    CHECK(host_report(&b, &r) && r.kind == OTTO_REPORT_RX, "b's packet");
+    CHECK(otto_hosts_only_poll_on(A, 1, t), "a's unread TX report does not end its RX wait");
+    set_hint(&a, 1, OTTO_POLLS_ANY, t + 50000);
+    CHECK(!otto_hosts_only_poll_on(A, 1, t), "but it ends a wait for any report");
+    CHECK(host_report(&a, &r) && r.kind == OTTO_REPORT_TX, "a's TX report");
+    CHECK(otto_hosts_only_poll_on(A, 1, t), "both consumed: keep the CPU");
+    set_hint(&a, 1, OTTO_POLLS_ANY, 0);
+    set_hint(&b, 1, OTTO_POLLS_RX, 0);
+    CHECK(!otto_hosts_only_poll_on(A, 1, t), "hints withdrawn: yield");
+    otto_destroy(A);
+    an2_switch_destroy(sw);
+    host_destroy(&a);
+    host_destroy(&b);
+}
+
 int main(void)
 {
     two_controllers();
     loopback();
     interrupts();
+    polling_hint();
     return check_exit("test_otto_basic");
 }

@@ -27,6 +27,8 @@ int an2_fastpath_daemon_due(int force);
 int an2_fastpath_idle(long long deadline_us);
 void an2_fastpath_woke(void);
 void an2_fastpath_busy(void);
+/* lpvm_pump returns: we no longer poll (withdraws the hint idle() gave the controller). */
+void an2_fastpath_wait_over(void);
 
 /* rxqueue.c: rxq_deliver without the fast path's hook (messages it releases in order). */
 void rxq_enqueue(struct msg *m);

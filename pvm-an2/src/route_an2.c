@@ -493,6 +493,7 @@ static int an2_pollfds(struct transport *t, struct pollfd *fds, int max)
 static long long idle_since_us = -1, last_daemon_us;
 static int slept;   /* we slept during this wait: after a wake-up that brought no message
                      * (a report on the way), sleep again soon rather than yield 3 ms */
+static int hinted;  /* we told the controller we poll (an2_yield) since the last wait_over */
 
 /* A VC is open or being opened: only then is there AN2 traffic worth spinning for. A task
  * whose peers all use the daemon route (PvmDontRoute, Debian tasks, AN2 off) waits as the
@@ -531,14 +532,26 @@ int an2_fastpath_idle(long long deadline_us)
 	long long idle = now - idle_since_us;
 	if (idle >= (slept ? RESLEEP_US : YIELD_US) || (deadline_us >= 0 && now >= deadline_us)) {
 		idle_since_us = -1;
+		an2_fastpath_wait_over();     /* no lease while asleep */
 		if (an2_sleep_prepare(an2r->ep) == 0)
 			return 0;                 /* asked for the interrupt: sleep in poll() now */
 		an2_sleep_finish(an2r->ep);
 		return 1;
 	}
-	if (idle >= SPIN_US)
-		sched_yield();
+	if (idle >= SPIN_US) {
+		/* only a received message ends this wait: a controller sharing our CPU keeps it
+		 * rather than take turns with us while it has nothing for us */
+		an2_yield(an2r->ep, true);
+		hinted = 1;
+	}
 	return 1;
+}
+
+void an2_fastpath_wait_over(void)
+{
+	if (hinted && an2r && !an2r->gone)
+		an2_yield_end(an2r->ep);
+	hinted = 0;
 }
 
 void an2_fastpath_woke(void)

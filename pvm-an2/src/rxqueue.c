@@ -129,11 +129,8 @@ static int progress_all(int force_daemon)
 	return got;
 }
 
-int lpvm_pump(const struct timeval *tmo)
+static int pump(const struct timeval *tmo)
 {
-	if (!lpvm.nroutes)
-		return PvmSysErr;
-	lpvm.sends_since_pump = 0;
 	long long deadline = -1;
 	if (tmo) {
 		long long ms = (long long)tmo->tv_sec * 1000 + (tmo->tv_usec + 999) / 1000;
@@ -175,4 +172,14 @@ int lpvm_pump(const struct timeval *tmo)
 		if (n < 0 && errno != EINTR)
 			return PvmSysErr;
 	}
+}
+
+int lpvm_pump(const struct timeval *tmo)
+{
+	if (!lpvm.nroutes)
+		return PvmSysErr;
+	lpvm.sends_since_pump = 0;
+	int cc = pump(tmo);
+	an2_fastpath_wait_over();
+	return cc;
 }
