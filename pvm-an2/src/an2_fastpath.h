@@ -17,6 +17,9 @@ int an2_fastpath_wants(int tid);
 /* rxq_deliver: 1 if the fast path took the message (its control message, or held/delivered
  * in order with the peer's AN2 messages). */
 int an2_fastpath_intercept(struct msg *m);
+/* pvm_notify cancelled PvmTaskExit notices (tag, ctx) about these tasks: the pvmd's answer
+ * to it looks like a notice, but the tasks live on. */
+void an2_fastpath_exit_notify_cancelled(int tag, int ctx, const int *tids, int count);
 /* A receive from tid (-1: any) that is to fail (PvmSysErr) because an AN2 pair failed. */
 int an2_fastpath_recv_error(int tid);
 /* lpvm_pump: whether to read the pvmd socket now (force: poll() said so); */

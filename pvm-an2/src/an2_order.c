@@ -3,10 +3,14 @@
  * message carries how many daemon-route messages preceded it; a daemon-route message that
  * follows AN2 ones is announced by a NOTE (daemon route, just before it) carrying how many
  * AN2 messages preceded it. The receiver holds each message until its predecessors on the
- * other route have been delivered. */
+ * other route have been delivered. A pvmd's PvmTaskExit notice about a peer whose VC is
+ * still open waits likewise until that peer's AN2 stream has ended (PEER_GONE comes after its
+ * last cell), so that it never overtakes the peer's last messages. */
 #include "route_an2.h"
 
 #include <stdlib.h>
+
+#define EXIT_NOTICE_MAX_US 10000000LL   /* no PEER_GONE this long after a notice: end the pair */
 
 static int delivered;   /* messages this module put on the receive queue (progress' count) */
 
@@ -64,8 +68,61 @@ void an2_order_release(struct peer *p, int force)
 			p->an2_deliv++;
 			delivered++;
 		} else {
-			return;
+			break;
 		}
+	}
+	if (p->state != PEER_DEAD || !p->xh_head)
+		return;
+	while (p->xh_head) {   /* the stream has ended: the exit notices go after it */
+		rxq_enqueue(pop(&p->xh_head, &p->xh_tail));
+		delivered++;
+	}
+	an2r->exit_notices_held--;
+}
+
+void an2_order_exit_notices_check(void)
+{
+	long long now = an2_now_us();
+	for (int i = 0; i < 64 && an2r->exit_notices_held; i++)
+		for (struct peer *p = an2r->peers[i]; p; p = p->next)
+			if (p->xh_head && now - p->exit_notice_us > EXIT_NOTICE_MAX_US)
+				an2_peer_fail(p, "no end of stream 10 s after the pvmd said it exited", 0);
+}
+
+/* A pvmd's PvmTaskExit notice (one int, a task's tid) about a peer whose VC is open. */
+static struct peer *exit_notice_about(struct msg *m)
+{
+	if (TID_IS_TASK(m->src) || is_sysctx(m->ctx) || msg_length(m) != 4)
+		return NULL;
+	int mode = m->mode, tid = 0;
+	struct frag *rfrag = m->rfrag;
+	size_t rpos = m->rpos;
+	msg_rewind(m);
+	int bad = lpvm_unpack_int(m, &tid);
+	m->mode = mode;   /* as it came: the application unpacks it from the start */
+	m->rfrag = rfrag;
+	m->rpos = rpos;
+	struct peer *p = bad || !TID_IS_TASK(tid) ? NULL : peer_find(tid);
+	if (!p || p->state != PEER_OPEN)
+		return NULL;
+	if (p->cancel_acks && m->tag == p->cancel_tag && m->ctx == p->cancel_ctx) {
+		p->cancel_acks--;   /* the answer to a cancel: the peer lives on */
+		return NULL;
+	}
+	return p;
+}
+
+void an2_fastpath_exit_notify_cancelled(int tag, int ctx, const int *tids, int count)
+{
+	for (int i = 0; an2r && i < count; i++) {
+		struct peer *p = peer_find(tids[i]);
+		if (!p)
+			continue;
+		if (!p->cancel_acks || p->cancel_tag != tag || p->cancel_ctx != ctx)
+			p->cancel_acks = 0;   /* one kind of answer awaited per peer: the latest */
+		p->cancel_acks++;
+		p->cancel_tag = tag;
+		p->cancel_ctx = ctx;
 	}
 }
 
@@ -87,7 +144,18 @@ int an2_fastpath_intercept(struct msg *m)
 {
 	if (m->ctx == AN2_CTX && TID_IS_TASK(m->src))
 		return an2_handle_daemon_ctl(m);
-	if (!an2r || !TID_IS_TASK(m->src) || is_sysctx(m->ctx))
+	if (!an2r)
+		return 0;
+	struct peer *exited = exit_notice_about(m);
+	if (exited) {
+		if (!exited->xh_head) {
+			exited->exit_notice_us = an2_now_us();
+			an2r->exit_notices_held++;
+		}
+		hold(&exited->xh_head, &exited->xh_tail, m, 0);
+		return 1;
+	}
+	if (!TID_IS_TASK(m->src) || is_sysctx(m->ctx))
 		return 0;
 	struct peer *p = peer_find(m->src);
 	if (!p || !p->req_seen)

@@ -1,6 +1,7 @@
 /* Requests to the pvmd about tasks and hosts: spawn, kill, signals, config, tasks, status,
  * host add/delete, notify, halt. */
 #include "an2pvm.h"
+#include "an2_fastpath.h"
 #include "registrations.h"
 
 #include <signal.h>
@@ -479,6 +480,8 @@ int pvm_notify(int what, int code, int count, int *vals)
 	if (!cc) cc = rm_tag ? lpvm_route_send(req, lpvm.sched_tid, rm_tag, lpvm.ctx)
 	                     : lpvm_route_send(req, TIDPVMD, TM_NOTIFY, SYSCTX_TM);
 	msg_free(req);
+	if (cc >= 0 && kind == PvmTaskExit && (what & PvmNotifyCancel))
+		an2_fastpath_exit_notify_cancelled(code, lpvm.ctx, vals, count);
 	return cc < 0 ? lpvm_error("pvm_notify", cc) : 0;
 }
 

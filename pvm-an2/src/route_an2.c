@@ -468,6 +468,8 @@ int an2_route_progress(struct transport *t)
 		if (total >= 256)
 			break;
 	}
+	if (an2r->exit_notices_held)
+		an2_order_exit_notices_check();
 	if (an2r->pending_opens || an2r->check_ctl) {
 		an2r->check_ctl = 0;
 		int cc = an2_poll_vc_answers();
@@ -643,6 +645,7 @@ static void an2_close_route(struct transport *t)
 			an2r->peers[i] = p->next;
 			free_held(&p->hd_head);
 			free_held(&p->ha_head);
+			free_held(&p->xh_head);
 			msg_free(p->partial);
 			free(p);
 		}

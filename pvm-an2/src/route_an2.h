@@ -70,6 +70,11 @@ struct peer {
 	uint32_t note_need;
 	struct held *hd_head, *hd_tail;   /* daemon-route messages waiting for AN2 ones */
 	struct held *ha_head, *ha_tail;   /* AN2 messages waiting for daemon-route ones */
+	struct held *xh_head, *xh_tail;   /* PvmTaskExit notices about it, waiting for the end of
+	                                   * its AN2 stream (PEER_GONE) */
+	long long exit_notice_us;         /* when the first of them came */
+	int cancel_acks, cancel_tag, cancel_ctx;   /* pvm_notify cancels: the pvmd answers each
+	                                            * with a notice (tag, ctx) while it lives */
 	/* reassembly */
 	struct msg *partial;
 	uint32_t partial_left;
@@ -89,6 +94,7 @@ struct an2_route {
 	int pending_opens;
 	int check_ctl;           /* look at the control socket on the next progress */
 	int errors_pending;
+	int exit_notices_held;   /* peers with PvmTaskExit notices held */
 	int quiesced;
 	long long last_daemon_ms_us;
 	struct an2_route *next_lingering;   /* closed routes whose area is still in use */
@@ -116,6 +122,8 @@ void an2_peer_fail(struct peer *p, const char *why, int error);
 void an2_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr);
 /* Delivers everything that may go now; force: everything (the pair failed). */
 void an2_order_release(struct peer *p, int force);
+/* Exit notices held past their time limit: the pair is ended and they go. */
+void an2_order_exit_notices_check(void);
 
 int an2_order_delivered(void);   /* messages put on the queue since the last call */
 

@@ -101,6 +101,8 @@ leave)
 	# must neither wait for the receiver nor lose them
 	check leave 16 60000
 	grep -q "^leave: 19 of 19 messages after the sender had gone, 0 bad" out || pvm_env_fail "messages lost"
+	grep -q "^leave: the PvmTaskExit notice came after the last message" out ||
+		pvm_env_fail "the exit notice overtook the sender's messages"
 	n=$(cells); echo "cells through the switch: $n"
 	[ "${n:-0}" -gt 20000 ] || pvm_env_fail "messages did not cross VCs"
 	! log | grep "AN2 fast path" || pvm_env_fail "the leaving task complained (above)"
@@ -110,6 +112,8 @@ leave-queued)
 	# gives them to an2d (logged), whose endpoint lingers until they have gone out
 	check leave 40 60000
 	grep -q "^leave: 43 of 43 messages after the sender had gone, 0 bad" out || pvm_env_fail "messages lost"
+	grep -q "^leave: the PvmTaskExit notice came after the last message" out ||
+		pvm_env_fail "the exit notice overtook the sender's messages"
 	log | grep -q "PDUs not sent in .* an2d sends them" || pvm_env_fail "the leaving task did not hand its queue over"
 	;;
 rejoin)

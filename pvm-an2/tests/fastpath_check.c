@@ -12,7 +12,8 @@
  *   leave N SIZE     child sends N messages of SIZE bytes and 3 small ones, then pvm_exit,
  *                    while the parent is outside PVM calls until the child's process has
  *                    ended; then every message must be there (N * SIZE more than the
- *                    receive buffers posted: the small ones were still in the switch)
+ *                    receive buffers posted: the small ones were still in the switch), and
+ *                    the parent's PvmTaskExit notice for the child only after the last one
  *   rejoin N SIZE    the parent leaves PVM and rejoins (pvm_exit, pvm_mytid) while it holds
  *                    a message received over AN2 (so its old buffer area stays in use),
  *                    then has the child echo N messages of SIZE bytes to its new tid */
@@ -29,6 +30,7 @@
 #define TAG_DATA 11
 #define TAG_DONE 12
 #define TAG_EXIT 13
+#define TAG_GONE 14
 #define MAX_LEN (200 * 1024)
 
 static unsigned rnd(unsigned *s)
@@ -80,19 +82,23 @@ static void send_numbered(int to, int seq, unsigned char *buf, int len)
 	pvm_send(to, TAG_DATA);
 }
 
-/* Receives the next TAG_DATA message from `from` (10 s at most): 1 if it is message seq of
- * len bytes, intact; 0 if not; -1 if nothing came (or a receive error). */
-static int recv_numbered(int from, int seq, unsigned char *buf, int len)
+/* 1 if received message bufid is message seq of len bytes, intact; 0 if not. */
+static int check_numbered(int bufid, int seq, unsigned char *buf, int len)
 {
-	struct timeval tmo = { 10, 0 };
-	int bufid = pvm_trecv(from, TAG_DATA, &tmo);
-	if (bufid <= 0)
-		return -1;
 	int bytes, got = -1;
 	pvm_bufinfo(bufid, &bytes, NULL, NULL);
 	pvm_upkint(&got, 1, 1);
 	return got == seq && bytes == len + 4 && pvm_upkbyte((char *)buf, len, 1) >= 0 &&
 	       check(buf, len, seq);
+}
+
+/* Receives the next TAG_DATA message from `from` (10 s at most): check_numbered's answer, or
+ * -1 if nothing came (or a receive error). */
+static int recv_numbered(int from, int seq, unsigned char *buf, int len)
+{
+	struct timeval tmo = { 10, 0 };
+	int bufid = pvm_trecv(from, TAG_DATA, &tmo);
+	return bufid <= 0 ? -1 : check_numbered(bufid, seq, buf, len);
 }
 
 static void child_mixed(int parent, int n, unsigned seed)
@@ -314,6 +320,10 @@ static int parent_leave(int child, int n, int size)
 		pvm_initsend(PvmDataRaw);
 		pvm_send(child, TAG_DONE);
 	}
+	if (pvm_notify(PvmTaskExit, TAG_GONE, 1, &child) < 0) {
+		printf("leave: pvm_notify failed\n");
+		return 1;
+	}
 	pvm_initsend(PvmDataRaw);
 	pvm_send(child, TAG_EXIT);
 	/* outside PVM calls (nothing read, no buffer reposted) until the child has ended */
@@ -325,21 +335,36 @@ static int parent_leave(int child, int n, int size)
 		}
 		usleep(20000);
 	}
+	/* everything in arrival order: the messages, then the notice */
 	unsigned char *buf = malloc((size_t)size);
-	int got = 0, bad = 0;
-	for (int i = 0; i < n + LEAVE_SMALL; i++) {
-		int ok = recv_numbered(child, i, buf, i < n ? size : LEAVE_SMALL_LEN);
-		if (ok < 0) {
-			printf("leave: message %d not there\n", i);
+	int got = 0, bad = 0, notice_at = -1, gone = 0;
+	while (got < n + LEAVE_SMALL || notice_at < 0) {
+		struct timeval tmo = { 10, 0 };
+		int bufid = pvm_trecv(-1, -1, &tmo), tag = -1;
+		if (bufid > 0)
+			pvm_bufinfo(bufid, NULL, &tag, NULL);
+		if (tag == TAG_GONE) {
+			notice_at = got;
+			pvm_upkint(&gone, 1, 1);
+		} else if (tag == TAG_DATA) {
+			bad += !check_numbered(bufid, got, buf, got < n ? size : LEAVE_SMALL_LEN);
+			got++;
+		} else {
+			printf("leave: %s after %d messages\n", bufid > 0 ? "a stray message" : "nothing",
+			       got);
 			break;
 		}
-		bad += !ok;
-		got++;
 	}
 	free(buf);
 	printf("leave: %d of %d messages after the sender had gone, %d bad\n", got,
 	       n + LEAVE_SMALL, bad);
-	return got != n + LEAVE_SMALL || bad;
+	if (notice_at < 0 || gone != child)
+		printf("leave: no PvmTaskExit notice for t%x\n", (unsigned)child);
+	else if (notice_at < n + LEAVE_SMALL)
+		printf("leave: the PvmTaskExit notice came before message %d\n", notice_at);
+	else
+		printf("leave: the PvmTaskExit notice came after the last message\n");
+	return got != n + LEAVE_SMALL || bad || gone != child || notice_at != n + LEAVE_SMALL;
 }
 
 static void child_rejoin(int parent, int n, int size)
