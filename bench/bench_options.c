@@ -72,7 +72,7 @@ int bench_parse_options(int argc, char **argv, struct bench_options *o)
         { 0, 0, 0, 0 },
     };
     const char *program = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-    double min = 1, max = 4194304, perturb = 3, number;
+    double min = 1, max = 4194304, perturb = 3, number = 0;
     const char *size_list = NULL;
     int choice = 0, c;
 
