@@ -321,6 +321,8 @@ static void pdu_arrived(struct peer *p, char *b, uint32_t len)
 		return;
 	}
 	p->rx_pdus++;
+	if (p->xh_head)
+		p->exit_wait_us = an2_now_us();   /* its stream still moves: its exit notice waits */
 	if (h.flags & PDU_SOM) {
 		if (p->partial || h.msg_len > (1u << 30)) {
 			bufpool_free(an2r->pool, b);
@@ -481,10 +483,11 @@ int an2_route_progress(struct transport *t)
 
 static int an2_pollfds(struct transport *t, struct pollfd *fds, int max)
 {
-	(void)t;
 	if (!an2r || an2r->gone || max < 2)
 		return 0;
 	an2r->check_ctl = 1;
+	/* held exit notices have a deadline that no descriptor announces: look every second */
+	t->poll_ms_max = an2r->exit_notices_held ? 1000 : -1;
 	fds[0] = (struct pollfd){ .fd = an2_irq_fd(an2r->ep), .events = POLLIN };
 	fds[1] = (struct pollfd){ .fd = an2_ctl_fd(an2r->ep), .events = POLLIN };
 	return 2;

@@ -72,7 +72,7 @@ struct peer {
 	struct held *ha_head, *ha_tail;   /* AN2 messages waiting for daemon-route ones */
 	struct held *xh_head, *xh_tail;   /* PvmTaskExit notices about it, waiting for the end of
 	                                   * its AN2 stream (PEER_GONE) */
-	long long exit_notice_us;         /* when the first of them came */
+	long long exit_wait_us;           /* since then, when the last of its PDUs came */
 	int cancel_acks, cancel_tag, cancel_ctx;   /* pvm_notify cancels: the pvmd answers each
 	                                            * with a notice (tag, ctx) while it lives */
 	/* reassembly */
@@ -122,7 +122,7 @@ void an2_peer_fail(struct peer *p, const char *why, int error);
 void an2_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr);
 /* Delivers everything that may go now; force: everything (the pair failed). */
 void an2_order_release(struct peer *p, int force);
-/* Exit notices held past their time limit: the pair is ended and they go. */
+/* Exit notices held while the peer's stream stood still for 10 s go (logged). */
 void an2_order_exit_notices_check(void);
 
 int an2_order_delivered(void);   /* messages put on the queue since the last call */

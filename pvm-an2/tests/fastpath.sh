@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The AN2 fast path under one scenario, each with its own pvmd and an2d (stopped at the end):
 #   fastpath.sh BIN mixed | hoard | nosyscall | kill | an2d-stop | ber | leave | leave-queued | rejoin
+#               | exit-stall
 #               | pvm-tests TESTSCRIPT ARGS...
 set -euo pipefail
 bindir=$(cd "$1" && pwd); scenario=$2; shift 2
@@ -73,6 +74,28 @@ kill)
 	grep -q "0 corrupted, 0 out of order" out || pvm_env_fail "corrupted or misordered delivery"
 	grep -q "recv error -14" out || pvm_env_fail "the lost message was not reported (PvmSysErr)"
 	grep -q "AN2 fast path: .* on VC 0\.0\.[0-9]* to t" err || pvm_env_fail "the vanished peer was not logged"
+	;;
+exit-stall)
+	# an2d stopped (SIGSTOP) with the pair's VC open, then the child killed: pvmd's notice
+	# reaches the parent, but no PEER_GONE can: the notice is held 10 s, then goes (logged)
+	"$bindir/fastpath_check" exitstall 0 0 > out 2> err &
+	parent=$!
+	for i in $(seq 100); do grep -q "^exitstall: warm" out 2>/dev/null && break; sleep 0.1; done
+	a=""; for p in $(pvm_env_pids); do grep -q an2d "/proc/$p/cmdline" 2>/dev/null && a=$p; done
+	c=$(child_pid "$parent")
+	[ -n "$a" ] && [ -n "$c" ] || pvm_env_fail "no an2d ($a) or child ($c)"
+	kill -STOP "$a"
+	kill -KILL "$c"
+	# an2d goes on once the parent has its answer (its pvm_exit needs an2d)
+	for i in $(seq 300); do grep -q "PvmTaskExit notice" out && break; sleep 0.1; done
+	kill -CONT "$a"
+	rc=0; wait "$parent" || rc=$?
+	cat out
+	grep "AN2 fast path" err || true
+	[ "$rc" -eq 0 ] || pvm_env_fail "the parent failed (status $rc)"
+	grep -q "^exitstall: the PvmTaskExit notice came after 1[0-9] s" out ||
+		pvm_env_fail "the held notice did not come after 10 s"
+	grep -q "its exit notice goes now" err || pvm_env_fail "the release was not logged"
 	;;
 an2d-stop)
 	"$bindir/fastpath_check" stream 3000 100000 > out 2> err &

@@ -14,6 +14,9 @@
  *                    ended; then every message must be there (N * SIZE more than the
  *                    receive buffers posted: the small ones were still in the switch), and
  *                    the parent's PvmTaskExit notice for the child only after the last one
+ *   exitstall 0 0    the child is killed while an2d is stopped (the shell does both once the
+ *                    parent says "warm"): no PEER_GONE can end its stream, so the parent's
+ *                    PvmTaskExit notice for it is held, and must still come after 10 s
  *   rejoin N SIZE    the parent leaves PVM and rejoins (pvm_exit, pvm_mytid) while it holds
  *                    a message received over AN2 (so its old buffer area stays in use),
  *                    then has the child echo N messages of SIZE bytes to its new tid */
@@ -292,13 +295,22 @@ static int parent_stream(int child, int n, int size)
 #define LEAVE_SMALL_LEN 500
 #define WARMUP 10
 
+/* Exchanges after which the pair's VC is open both ways. */
+static void warm_up(int peer, int is_parent)
+{
+	for (int i = 0; i < WARMUP; i++) {
+		if (is_parent)
+			pvm_recv(peer, TAG_DONE);
+		pvm_initsend(PvmDataRaw);
+		pvm_send(peer, TAG_DONE);
+		if (!is_parent)
+			pvm_recv(peer, TAG_DONE);
+	}
+}
+
 static void child_leave(int parent, int n, int size)
 {
-	for (int i = 0; i < WARMUP; i++) {   /* the VC is open both ways after these */
-		pvm_initsend(PvmDataRaw);
-		pvm_send(parent, TAG_DONE);
-		pvm_recv(parent, TAG_DONE);
-	}
+	warm_up(parent, 0);
 	pvm_recv(parent, TAG_EXIT);   /* go */
 	unsigned char *buf = malloc((size_t)size);
 	for (int i = 0; i < n + LEAVE_SMALL; i++)
@@ -315,11 +327,7 @@ static int parent_leave(int child, int n, int size)
 		return 1;
 	}
 	int pid = ti[0].ti_pid;
-	for (int i = 0; i < WARMUP; i++) {
-		pvm_recv(child, TAG_DONE);
-		pvm_initsend(PvmDataRaw);
-		pvm_send(child, TAG_DONE);
-	}
+	warm_up(child, 1);
 	if (pvm_notify(PvmTaskExit, TAG_GONE, 1, &child) < 0) {
 		printf("leave: pvm_notify failed\n");
 		return 1;
@@ -365,6 +373,28 @@ static int parent_leave(int child, int n, int size)
 	else
 		printf("leave: the PvmTaskExit notice came after the last message\n");
 	return got != n + LEAVE_SMALL || bad || gone != child || notice_at != n + LEAVE_SMALL;
+}
+
+static int parent_exitstall(int child)
+{
+	warm_up(child, 1);
+	if (pvm_notify(PvmTaskExit, TAG_GONE, 1, &child) < 0) {
+		printf("exitstall: pvm_notify failed\n");
+		return 1;
+	}
+	printf("exitstall: warm\n");
+	fflush(stdout);
+	double t0 = now();
+	struct timeval tmo = { 60, 0 };
+	int bufid = pvm_trecv(-1, TAG_GONE, &tmo), gone = 0;
+	if (bufid > 0)
+		pvm_upkint(&gone, 1, 1);
+	if (bufid <= 0 || gone != child) {
+		printf("exitstall: no PvmTaskExit notice for t%x (%d)\n", (unsigned)child, bufid);
+		return 1;
+	}
+	printf("exitstall: the PvmTaskExit notice came after %.0f s\n", now() - t0);
+	return 0;
 }
 
 static void child_rejoin(int parent, int n, int size)
@@ -421,7 +451,7 @@ static int parent_rejoin(int child, int n, int size)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|leave|rejoin N ARG\n");
+		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|leave|rejoin|exitstall N ARG\n");
 		return 2;
 	}
 	int me = pvm_mytid();
@@ -439,7 +469,10 @@ int main(int argc, char **argv)
 			child_leave(parent, n, arg);
 		else if (!strcmp(argv[1], "rejoin"))
 			child_rejoin(parent, n, arg);
-		else
+		else if (!strcmp(argv[1], "exitstall")) {
+			warm_up(parent, 0);
+			pvm_recv(parent, TAG_EXIT);   /* never comes: killed meanwhile */
+		} else
 			child_stream(parent, n, arg);
 	} else {
 		int child;
@@ -461,6 +494,8 @@ int main(int argc, char **argv)
 			rc = parent_leave(child, n, arg);
 		else if (!strcmp(argv[1], "rejoin"))
 			rc = parent_rejoin(child, n, arg);
+		else if (!strcmp(argv[1], "exitstall"))
+			rc = parent_exitstall(child);
 		else
 			rc = parent_stream(child, n, arg);
 	}
