@@ -171,6 +171,36 @@ static void loopback(void)
     host_destroy(&b);
 }
 
+/* One controller on port 0 with two portions, a (VC 0 = VCI 100) and b (VC 0 = VCI 101); the
+ * switch routes a's VC to b's. */
+struct pair {
+    struct an2_switch *sw;
+    struct otto *otto;
+    struct host a, b;
+};
+
+static void pair_create(struct pair *P, const struct otto_config *oc)
+{
+    struct an2_switch_config sc = { .nports = 1, .vc_credit_cells = WINDOW };
+    P->sw = an2_switch_create(&sc);
+    P->otto = otto_create(oc, P->sw, 0);
+    CHECK(P->sw && P->otto && host_create(&P->a, 1, 1, 16, 16, 65536) == 0 &&
+              host_create(&P->b, 2, 1, 16, 16, 65536) == 0, "pair");
+    otto_attach(P->otto, 1, P->a.base, P->a.size);
+    otto_attach(P->otto, 2, P->b.base, P->b.size);
+    otto_vc_bind(P->otto, 1, 0, 0, 100);
+    otto_vc_bind(P->otto, 2, 0, 0, 101);
+    an2_switch_route_add(P->sw, 0, 0, 100, 0, 0, 101);
+}
+
+static void pair_destroy(struct pair *P)
+{
+    otto_destroy(P->otto);
+    an2_switch_destroy(P->sw);
+    host_destroy(&P->a);
+    host_destroy(&P->b);
+}
+
 static unsigned irq_count[4];
 static void on_interrupt(void *ctx, uint32_t portion_id)
 {
@@ -182,44 +212,34 @@ static void on_interrupt(void *ctx, uint32_t portion_id)
 /* The emulated interrupt is raised only for a portion whose host asked for it. */
 static void interrupts(void)
 {
-    struct an2_switch_config sc = { .nports = 1, .vc_credit_cells = WINDOW };
-    struct an2_switch *sw = an2_switch_create(&sc);
     struct otto_config oc = { .interrupt = on_interrupt, .interrupt_ctx = irq_count };
-    struct otto *A = otto_create(&oc, sw, 0);
-    struct host a, b;
-    host_create(&a, 1, 1, 16, 16, 65536);
-    host_create(&b, 2, 1, 16, 16, 65536);
-    otto_attach(A, 1, a.base, a.size);
-    otto_attach(A, 2, b.base, b.size);
-    otto_vc_bind(A, 1, 0, 0, 100);
-    otto_vc_bind(A, 2, 0, 0, 101);
-    an2_switch_route_add(sw, 0, 0, 100, 0, 0, 101);
+    struct pair P;
+    pair_create(&P, &oc);
+    struct otto *A = P.otto;
+    struct host *a = &P.a, *b = &P.b;
     uint64_t now = 0;
     struct otto_frag f = { 0, 500 };
-    host_post_rx(&b, 0, 1, &f, 1);
-    host_send(&a, 0, 2, &f, 1, 0);
+    host_post_rx(b, 0, 1, &f, 1);
+    host_send(a, 0, 2, &f, 1, 0);
     fabric_run(&A, 1, &now, 0, 100);
     CHECK(irq_count[1] == 0 && irq_count[2] == 0, "interrupts nobody asked for: %u %u",
           irq_count[1], irq_count[2]);
-    b.hdr->host_wants_irq = 1; /* b sleeps; a polls */
-    host_post_rx(&b, 0, 3, &f, 1);
-    host_send(&a, 0, 4, &f, 1, 0);
+    b->hdr->host_wants_irq = 1; /* b sleeps; a polls */
+    host_post_rx(b, 0, 3, &f, 1);
+    host_send(a, 0, 4, &f, 1, 0);
     fabric_run(&A, 1, &now, 0, 100);
     CHECK(irq_count[2] >= 1 && irq_count[1] == 0, "interrupt for the sleeper only: %u %u",
           irq_count[2], irq_count[1]);
-    b.hdr->host_wants_irq = 0;
+    b->hdr->host_wants_irq = 0;
     unsigned before = irq_count[2];
     fabric_run(&A, 1, &now, 0, 100);
     CHECK(irq_count[2] == before, "no interrupt without a report");
     struct otto_report r;
     unsigned nb = 0;
-    while (host_report(&b, &r))
+    while (host_report(b, &r))
         nb++;
     CHECK(nb == 2, "receiver reports %u", nb);
-    otto_destroy(A);
-    an2_switch_destroy(sw);
-    host_destroy(&a);
-    host_destroy(&b);
+    pair_destroy(&P);
 }
 
 static void set_hint(struct host *h, uint32_t cpu, uint32_t polls_for, uint64_t until_ns)
@@ -233,50 +253,40 @@ static void set_hint(struct host *h, uint32_t cpu, uint32_t polls_for, uint64_t 
  * lease for reports not yet published (TX reports do not count for an RX-only poller). */
 static void polling_hint(void)
 {
-    struct an2_switch_config sc = { .nports = 1, .vc_credit_cells = WINDOW };
-    struct an2_switch *sw = an2_switch_create(&sc);
     struct otto_config oc = { 0 };
-    struct otto *A = otto_create(&oc, sw, 0);
-    struct host a, b;
-    host_create(&a, 1, 1, 16, 16, 65536);
-    host_create(&b, 2, 1, 16, 16, 65536);
-    otto_attach(A, 1, a.base, a.size);
-    otto_attach(A, 2, b.base, b.size);
-    otto_vc_bind(A, 1, 0, 0, 100);
-    otto_vc_bind(A, 2, 0, 0, 101);
-    an2_switch_route_add(sw, 0, 0, 100, 0, 0, 101);
+    struct pair P;
+    pair_create(&P, &oc);
+    struct otto *A = P.otto;
+    struct host *a = &P.a, *b = &P.b;
     const uint64_t t = 5000000;   /* fake clock, ns */
     CHECK(!otto_hosts_only_poll_on(A, 1, t), "no hint: yield");
-    set_hint(&b, 1, OTTO_POLLS_RX, t + 50000);
+    set_hint(b, 1, OTTO_POLLS_RX, t + 50000);
     CHECK(otto_hosts_only_poll_on(A, 1, t), "b polls on CPU 1 for nothing yet: keep it");
     CHECK(!otto_hosts_only_poll_on(A, 0, t), "other CPU: yield");
     CHECK(!otto_hosts_only_poll_on(A, 1, t + 50000), "lease over: yield");
-    set_hint(&b, 1, OTTO_POLLS_RX, t + OTTO_POLL_LEASE_MAX_NS + 1);
+    set_hint(b, 1, OTTO_POLLS_RX, t + OTTO_POLL_LEASE_MAX_NS + 1);
     CHECK(!otto_hosts_only_poll_on(A, 1, t), "lease too far ahead: ignored");
 
     /* a sends to b: a gets a TX report, b an RX report */
     uint64_t now = t;
     struct otto_frag f = { 0, 100 };
-    host_post_rx(&b, 0, 1, &f, 1);
-    host_send(&a, 0, 2, &f, 1, 0);
+    host_post_rx(b, 0, 1, &f, 1);
+    host_send(a, 0, 2, &f, 1, 0);
     fabric_run(&A, 1, &now, 0, 100);
-    set_hint(&a, 1, OTTO_POLLS_RX, t + 50000);
-    set_hint(&b, 1, OTTO_POLLS_RX, t + 50000);
+    set_hint(a, 1, OTTO_POLLS_RX, t + 50000);
+    set_hint(b, 1, OTTO_POLLS_RX, t + 50000);
     CHECK(!otto_hosts_only_poll_on(A, 1, t), "b has its packet unread: yield");
     struct otto_report r;
-    CHECK(host_report(&b, &r) && r.kind == OTTO_REPORT_RX, "b's packet");
+    CHECK(host_report(b, &r) && r.kind == OTTO_REPORT_RX, "b's packet");
     CHECK(otto_hosts_only_poll_on(A, 1, t), "a's unread TX report does not end its RX wait");
-    set_hint(&a, 1, OTTO_POLLS_ANY, t + 50000);
+    set_hint(a, 1, OTTO_POLLS_ANY, t + 50000);
     CHECK(!otto_hosts_only_poll_on(A, 1, t), "but it ends a wait for any report");
-    CHECK(host_report(&a, &r) && r.kind == OTTO_REPORT_TX, "a's TX report");
+    CHECK(host_report(a, &r) && r.kind == OTTO_REPORT_TX, "a's TX report");
     CHECK(otto_hosts_only_poll_on(A, 1, t), "both consumed: keep the CPU");
-    set_hint(&a, 1, OTTO_POLLS_ANY, 0);
-    set_hint(&b, 1, OTTO_POLLS_RX, 0);
+    set_hint(a, 1, OTTO_POLLS_ANY, 0);
+    set_hint(b, 1, OTTO_POLLS_RX, 0);
     CHECK(!otto_hosts_only_poll_on(A, 1, t), "hints withdrawn: yield");
-    otto_destroy(A);
-    an2_switch_destroy(sw);
-    host_destroy(&a);
-    host_destroy(&b);
+    pair_destroy(&P);
 }
 
 int main(void)
