@@ -22,11 +22,14 @@ extern "C" {
  * closed in the child, so it cannot keep them alive in an2d); it may only an2_close them.
  *
  * Control socket (where an2d listens): $AN2_SOCKET if set, else
- *   ${PVM_TMP:-/tmp}/an2d.<uid>.sock          without PVM_VMID
- *   ${PVM_TMP:-/tmp}/an2d.<uid>.<vmid>.sock   with PVM_VMID=<vmid>
+ *   ${PVM_TMP:-/tmp}/an2d.<uid>/an2d.sock          without PVM_VMID
+ *   ${PVM_TMP:-/tmp}/an2d.<uid>.<vmid>/an2d.sock   with PVM_VMID=<vmid>
+ * The socket's directory must not be another user's (nor writable by others unless sticky),
+ * and the server must run as our uid or as root: otherwise an2_open fails with -EPERM and
+ * says why (an2_error_detail) before sending a byte.
  * an2_open() starts an2d (daemonised) if none answers there, unless AN2_NO_AUTOSTART is set
  * or params->no_autostart; the an2d program is $AN2D_PATH, else the one this library was
- * built with.
+ * built with. It stops after $AN2D_IDLE_EXIT seconds (default 60) without a client.
  */
 
 typedef struct an2_ep an2_ep;

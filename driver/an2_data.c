@@ -146,9 +146,11 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max)
         /* release: we have copied the slots out before handing them back */
         atomic_store_explicit(A32(&ep->hdr->report.cons), ep->report_cons,
                               memory_order_release);
-        /* A ring found more than half full may have held the controller back: ring, so that
-         * it resumes at once (otto_hw.h); a plain store while it is awake. */
-        if (avail > ep->geo.report_slots / 2)
+        /* seq_cst: the Dekker pair with a controller that a full ring held back (otto_hw.h):
+         * our cons store is visible before we read its request, or it sees the freed slots */
+        atomic_thread_fence(memory_order_seq_cst);
+        /* relaxed: ordered by the fence above */
+        if (atomic_load_explicit(A32(&ep->hdr->controller_wants_reports), memory_order_relaxed))
             ring_doorbell(ep);
     }
     return n;

@@ -34,8 +34,19 @@ struct an2_ep {
     struct an2_ep *fork_next;            /* an2_fork.c's list of open endpoints */
 };
 
-/* A new connection to an2d's control socket at path (an2_sockpath.c): fd or -errno. */
+/* an2_sockpath.c. A new connection to an2d's control socket at path, after checking its
+ * directory (an2_dir_check) and, before anything is sent, that the server runs as us or as
+ * root: fd, or -errno with the reason in an2_error_detail (-EPERM: not to be trusted). */
 int an2_ctl_connect(const char *path);
+/* The directory part of path into dir. 0 or -ENAMETOOLONG. */
+int an2_dir_of(const char *path, char *dir, size_t len);
+/* A directory fit for an2d's socket and files: no symlink, owned by us or root, not writable
+ * by others unless sticky. With create, made (mode 0700) if missing. 0, or -errno and the
+ * reason in an2_error_detail (-EPERM: another user could plant files there). */
+int an2_dir_check(const char *dir, bool create);
+/* Whether the process at the other end of the connected socket fd runs as us or as root.
+ * 0, or -EPERM/-errno and the reason in an2_error_detail; path is named in it. */
+int an2_peer_check(int fd, const char *path);
 /* Thread's refusal text (an2_error_detail). */
 void an2_set_detail(const char *text);
 /* Sends a request on the control socket. 0 or -errno. */

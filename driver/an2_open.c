@@ -50,7 +50,13 @@ static int start_an2d(const char *path)
     const char *prog = getenv("AN2D_PATH");
     if (!prog || !*prog)
         prog = AN2D_DEFAULT_PATH;
-    char *argv[] = {(char *)prog, "--daemon", "--socket", (char *)path, NULL};
+    /* an autostarted an2d goes when it has had no client for AN2D_IDLE_EXIT seconds */
+    const char *idle = getenv("AN2D_IDLE_EXIT");
+    char idle_arg[40];
+    snprintf(idle_arg, sizeof idle_arg, "--idle-exit=%.20s", idle && *idle ? idle : "60");
+    const char *keep_log = getenv("AN2D_KEEP_LOG");
+    char *argv[] = {(char *)prog, "--daemon", "--socket", (char *)path, idle_arg,
+                    keep_log && *keep_log ? "--keep-log" : NULL, NULL};
     pid_t pid;
     int rc = posix_spawn(&pid, prog, NULL, NULL, argv, environ);
     if (rc != 0) {
@@ -91,6 +97,26 @@ static int connect_or_start(const char *path, bool autostart)
     return fd;
 }
 
+/* The descriptors an2d hands over are checked before use: the portion must be sealed
+ * against shrinking (else an2d's own mapping could fault), and the kick and interrupt
+ * descriptors must never block us, whatever the server made of them. */
+static int check_handed_fds(const int fds[3])
+{
+    int seals = fcntl(fds[0], F_GET_SEALS);
+    if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
+        an2_set_detail("an2d's portion is not a sealed memfd");
+        return -EPROTO;
+    }
+    for (int i = 1; i < 3; i++) {
+        int fl = fcntl(fds[i], F_GETFL);
+        if (fl < 0 || fcntl(fds[i], F_SETFL, fl | O_NONBLOCK) != 0) {
+            an2_set_detail("an2d's kick or interrupt descriptor is unusable");
+            return -EPROTO;
+        }
+    }
+    return 0;
+}
+
 /* Reads the OPEN reply and its three descriptors. */
 static int recv_open_reply(int fd, struct an2_ctl_reply *r, int fds[3])
 {
@@ -106,6 +132,10 @@ static int recv_open_reply(int fd, struct an2_ctl_reply *r, int fds[3])
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
                         .msg_controllen = sizeof ctl.buf};
     ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+    /* an2d that refused us and closed while our request was unread: the reset comes first,
+     * its reason after it */
+    if (n < 0 && errno == ECONNRESET)
+        n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
     if (n < 0)
         return -errno;
     int got = 0;
@@ -134,9 +164,14 @@ static int recv_open_reply(int fd, struct an2_ctl_reply *r, int fds[3])
         for (int i = 0; i < got; i++)
             close(fds[i]);
         an2_set_detail(r->detail[0] ? r->detail : "an2d sent no portion");
-        return r->status ? r->status : -EPROTO;
+        /* an2d's refusal is a negative errno; anything else is no answer to trust */
+        return r->status < 0 && r->status > -4096 ? r->status : -EPROTO;
     }
-    return 0;
+    int rc = check_handed_fds(fds);
+    if (rc != 0)
+        for (int i = 0; i < 3; i++)
+            close(fds[i]);
+    return rc;
 }
 
 /* Points the ring pointers into the mapping after checking the geometry fits it. */
@@ -203,7 +238,7 @@ int an2_open(const struct an2_open_params *params, an2_ep **out)
     struct an2_ctl_reply r;
     int fds[3] = {-1, -1, -1};
     int rc = an2_ctl_send(ep, &q);
-    if (rc == 0)
+    if (rc == 0 || rc == -EPIPE || rc == -ECONNRESET) /* an2d may have refused us at once */
         rc = recv_open_reply(fd, &r, fds);
     if (rc == 0) {
         ep->kick_fd = fds[1];

@@ -1,4 +1,5 @@
-/* an2d_log.c — an2d's log: one timestamped line per event, written with a single write(). */
+/* an2d_log.c — an2d's log: one timestamped line per event, written with a single write(),
+ * and the rate limit for lines that a client or an error could repeat without end. */
 #include "an2d_log.h"
 
 #include <stdarg.h>
@@ -10,23 +11,55 @@ static int log_fd = 2;
 
 void an2d_log_set_fd(int fd) { log_fd = fd; }
 
-void an2d_log(const char *fmt, ...)
+static void log_line(const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static void log_line(const char *prefix, const char *fmt, va_list ap)
 {
     char line[512];
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     struct tm tm;
     gmtime_r(&now.tv_sec, &tm);
-    int n = snprintf(line, sizeof line, "%02d:%02d:%02d.%06ld an2d[%d]: ", tm.tm_hour, tm.tm_min,
-                     tm.tm_sec, now.tv_nsec / 1000, (int)getpid());
-    va_list ap;
-    va_start(ap, fmt);
+    int n = snprintf(line, sizeof line, "%02d:%02d:%02d.%06ld an2d[%d]: %s", tm.tm_hour,
+                     tm.tm_min, tm.tm_sec, now.tv_nsec / 1000, (int)getpid(), prefix);
+    if (n < 0 || (size_t)n >= sizeof line - 1)
+        n = 0;
     int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    va_end(ap);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
     if (len > sizeof line - 2)
         len = sizeof line - 2;
     line[len++] = '\n';
     ssize_t w = write(log_fd, line, len);
     (void)w; /* nowhere left to report a failed log write */
+}
+
+void an2d_log(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_line("", fmt, ap);
+    va_end(ap);
+}
+
+void an2d_log_limited(struct an2d_log_limit *limit, const char *fmt, ...)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    char prefix[64] = "";
+    if (limit->lines == 0 || now - limit->window_start_ns >= AN2D_LOG_WINDOW_S * 1000000000ull) {
+        if (limit->suppressed)
+            snprintf(prefix, sizeof prefix, "(%u more like the next not logged) ",
+                     limit->suppressed);
+        *limit = (struct an2d_log_limit){.window_start_ns = now};
+    }
+    if (limit->lines >= AN2D_LOG_BURST) {
+        limit->suppressed++;
+        return;
+    }
+    limit->lines++;
+    va_list ap;
+    va_start(ap, fmt);
+    log_line(prefix, fmt, ap);
+    va_end(ap);
 }

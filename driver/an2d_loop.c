@@ -1,5 +1,6 @@
 /* an2d_loop.c — an2d's event loop: polls the controller, looks at the control socket every
- * ctl_period by the clock (not a system call per iteration), idles adaptively. */
+ * ctl_period by the clock (not a system call per iteration), idles adaptively, and once a
+ * second does housekeeping (silent clients, idle exit, the control socket still there). */
 #include "an2d_loop.h"
 
 #include <errno.h>
@@ -11,12 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "an2d_files.h"
 #include "an2d_log.h"
 #include "driver.h"
 #include "otto.h"
 
 #define STALE_DEADLINE_NS 1000000u /* paced work due but no progress for this long: idle */
 #define MIN_SLEEP_NS 100000u       /* the shortest sleep */
+#define TICK_NS 1000000000u        /* housekeeping period */
 
 static uint64_t now_ns(void)
 {
@@ -42,24 +45,67 @@ static bool poll_hardware(struct an2d_loop *L, uint64_t now)
     return progress;
 }
 
+/* Out of descriptors: stop listening (a level-triggered listening socket would wake us in a
+ * loop) until a client has gone or the next tick; connections wait in the backlog meanwhile. */
+static void pause_accepting(struct an2d_loop *L)
+{
+    static struct an2d_log_limit limit;
+    struct epoll_event ev = {.events = 0, .data.u64 = AN2D_EV_LISTEN};
+    epoll_ctl(L->epoll_fd, EPOLL_CTL_MOD, L->listen_fd, &ev);
+    L->accept_paused = true;
+    L->clients_at_pause = an2_driver_clients(L->drv);
+    an2d_log_limited(&limit, "accept: %s: not accepting until a client goes (or for 1 s)",
+                     strerror(errno));
+}
+
+static void resume_accepting(struct an2d_loop *L)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = AN2D_EV_LISTEN};
+    epoll_ctl(L->epoll_fd, EPOLL_CTL_MOD, L->listen_fd, &ev);
+    L->accept_paused = false;
+}
+
+/* Once a second. False when an2d must stop. */
+static bool tick(struct an2d_loop *L, uint64_t now)
+{
+    L->next_tick = now + TICK_NS;
+    an2_driver_tick(L->drv, now);
+    if (L->accept_paused)
+        resume_accepting(L);
+    if (L->files && !an2d_files_socket_present(L->files)) {
+        an2d_log("control socket %s was removed or replaced: stopping", L->files->sock.path);
+        return false;
+    }
+    if (an2_driver_clients(L->drv) > 0) {
+        L->idle_since = now;
+    } else if (L->idle_exit_ns && now - L->idle_since >= L->idle_exit_ns) {
+        an2d_log("no client for %llu s: stopping",
+                 (unsigned long long)(L->idle_exit_ns / 1000000000u));
+        return false;
+    }
+    return true;
+}
+
 /* Handles what epoll reports, waiting up to timeout_ns (0: just look; UINT64_MAX: forever).
- * Returns false when an2d must stop. */
-static bool handle_events(struct an2d_loop *L, uint64_t timeout_ns)
+ * Returns -1 when an2d must stop, else the number of events. */
+static int handle_events(struct an2d_loop *L, uint64_t timeout_ns)
 {
     struct epoll_event ev[32];
     struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000u),
                           .tv_nsec = (long)(timeout_ns % 1000000000u)};
     int n = epoll_pwait2(L->epoll_fd, ev, 32, timeout_ns == UINT64_MAX ? NULL : &ts, NULL);
     if (n < 0) {
+        static struct an2d_log_limit limit;
         if (errno != EINTR)
-            an2d_log("epoll: %s", strerror(errno));
-        return true;
+            an2d_log_limited(&limit, "epoll: %s", strerror(errno));
+        return 0;
     }
     bool keep_going = true;
     for (int i = 0; i < n; i++) {
         uint64_t tag = ev[i].data.u64;
         if (tag == AN2D_EV_LISTEN) {
-            an2_driver_accept(L->drv, L->listen_fd);
+            if (an2_driver_accept(L->drv, L->listen_fd) != 0)
+                pause_accepting(L);
         } else if (tag == AN2D_EV_SIGNAL) {
             struct signalfd_siginfo si;
             if (read(L->signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
@@ -70,18 +116,22 @@ static bool handle_events(struct an2d_loop *L, uint64_t timeout_ns)
             an2_driver_event(L->drv, tag - AN2_DRIVER_EPOLL_BASE, ev[i].events);
         }
     }
-    return keep_going && !an2_driver_stop_requested(L->drv);
+    if (L->accept_paused && an2_driver_clients(L->drv) < L->clients_at_pause)
+        resume_accepting(L);
+    return keep_going && !an2_driver_stop_requested(L->drv) ? n : -1;
 }
 
 void an2d_loop_run(struct an2d_loop *L)
 {
     uint64_t now = now_ns();
     uint64_t next_ctl = now, last_progress = now;
+    L->next_tick = now + TICK_NS;
+    L->idle_since = now;
     for (;;) {
         bool progress = poll_hardware(L, now);
         now = now_ns();
         if (now >= next_ctl) {
-            if (!handle_events(L, 0))
+            if (handle_events(L, 0) < 0 || (now >= L->next_tick && !tick(L, now)))
                 return;
             an2_driver_drains_check(L->drv); /* a close or a departure may have ended one */
             next_ctl = now + L->ctl_period_ns;
@@ -123,12 +173,19 @@ void an2d_loop_run(struct an2d_loop *L)
         uint64_t timeout = deadline == UINT64_MAX      ? UINT64_MAX
                            : deadline > now + MIN_SLEEP_NS ? deadline - now
                                                            : MIN_SLEEP_NS;
-        bool keep_going = handle_events(L, timeout);
+        bool for_tick = L->next_tick <= now || L->next_tick - now < timeout;
+        if (for_tick)
+            timeout = L->next_tick > now ? L->next_tick - now : 0;
+        int events = handle_events(L, timeout);
         an2_driver_drains_check(L->drv);
         otto_set_asleep(L->otto, false);
-        if (!keep_going)
+        now = now_ns();
+        if (events < 0 || (now >= L->next_tick && !tick(L, now)))
             return;
-        now = last_progress = now_ns();
         next_ctl = now + L->ctl_period_ns;
+        /* woken by the tick alone: nothing to move, so back to sleep without the idle
+         * spin and yield (a stalled task or an idle an2d costs nothing) */
+        if (events > 0 || !for_tick)
+            last_progress = now;
     }
 }

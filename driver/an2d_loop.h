@@ -3,10 +3,12 @@
 #ifndef AN2D_LOOP_H
 #define AN2D_LOOP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct otto;
 struct an2_driver;
+struct an2d_files;
 
 /* epoll data values of the loop's own descriptors (clients use AN2_DRIVER_EPOLL_BASE+). */
 enum { AN2D_EV_LISTEN = 1, AN2D_EV_SIGNAL = 2 };
@@ -19,9 +21,15 @@ struct an2d_loop {
     uint64_t spin_ns;        /* idle time spent spinning before yielding */
     uint64_t pace_spin_ns;   /* paced work due within this: spin rather than yield the CPU */
     uint64_t yield_ns;       /* idle time spent yielding before sleeping */
+    uint64_t idle_exit_ns;   /* stop after this long without a client; 0: never */
+    const struct an2d_files *files; /* stop when the control socket is gone (NULL: never) */
+    /* the loop's own state */
+    uint64_t next_tick, idle_since;
+    bool accept_paused;      /* out of descriptors: the listening socket is out of epoll */
+    uint32_t clients_at_pause;
 };
 
-/* Runs until SIGTERM/SIGINT or a STOP request. */
+/* Runs until SIGTERM/SIGINT, a STOP request, idle exit or the control socket's removal. */
 void an2d_loop_run(struct an2d_loop *loop);
 
 #endif

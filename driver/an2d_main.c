@@ -1,5 +1,5 @@
-/* an2d_main.c — the AN2 daemon: options, single-instance lock, control socket, daemonising,
- * pid and log files; builds the switch, the controller and the driver, then runs the loop. */
+/* an2d_main.c — the AN2 daemon: options, daemonising, descriptor budget; builds the switch,
+ * the controller and the driver around the control socket, then runs the loop. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -9,16 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "an2.h"
 #include "an2_capture.h"
 #include "an2_switch.h"
+#include "an2d_files.h"
 #include "an2d_log.h"
 #include "an2d_loop.h"
 #include "an2d_rate.h"
@@ -28,9 +27,16 @@
 
 #define EXIT_ALREADY_RUNNING 3 /* the starter treats this as success: an an2d is there */
 
+#define FDS_PER_CLIENT 3    /* control socket, kick and interrupt eventfds */
+#define FDS_RESERVED 32     /* an2d's own: stdio, epoll, signalfd, lock, log, capture, ... */
+#define DEFAULT_MAX_CLIENTS 1024u
+
 struct options {
-    char socket_path[108];
-    char pid_file[PATH_MAX], log_file[PATH_MAX];
+    struct an2d_files files;  /* socket, pid and log paths */
+    bool log_derived;         /* the log is the default one beside the socket */
+    bool keep_log;            /* ... and stays after a clean stop */
+    uint64_t idle_exit_s;     /* stop after this long without a client; 0: never */
+    bool max_clients_given;
     const char *capture;
     double cells_per_second;
     double ber, cell_loss;
@@ -48,9 +54,12 @@ static void usage(FILE *f)
             "  -d, --daemon             detach and run in the background (default: foreground)\n"
             "      --stop               stop the an2d at the socket and wait until it is gone\n"
             "  -s, --socket PATH        control socket (default: $AN2_SOCKET, else\n"
-            "                           ${PVM_TMP:-/tmp}/an2d.<uid>[.<PVM_VMID>].sock)\n"
+            "                           ${PVM_TMP:-/tmp}/an2d.<uid>[.<PVM_VMID>]/an2d.sock)\n"
             "      --pid-file PATH      default: socket path with .pid for .sock\n"
             "      --log-file PATH      default: stderr in the foreground, .log when daemonised\n"
+            "      --keep-log           keep the daemon's default log after a clean stop\n"
+            "      --idle-exit SECONDS  stop after SECONDS with no client (default 0: never;\n"
+            "                           an an2d a task starts gets $AN2D_IDLE_EXIT, else 60)\n"
             "  -r, --rate RATE          link rate: unpaced (default), oc3, oc12, or linux-atm QoS\n"
             "                           text, e.g. cbr:pcr=100000 or ubr:max_pcr=100Mbps\n"
             "      --capture FILE       write every AAL5 PDU to FILE (gzip pcap, SunATM)\n"
@@ -62,7 +71,8 @@ static void usage(FILE *f)
             "      --max-desc-mem BYTES per-task descriptor memory limit (default 16M)\n"
             "      --vcs N              default VCs per task (default 64)\n"
             "      --max-vcs N          per-task VC limit (default 1024)\n"
-            "      --max-clients N      control connections at once (default 1024)\n"
+            "      --max-clients N      control connections at once (default 1024, fewer if\n"
+            "                           RLIMIT_NOFILE does not allow 3 descriptors each)\n"
             "      --vc-credits N       switch credit window per VC, in cells (default 64)\n"
             "      --spin-us N, --yield-us N   idle: spin N us (default 0), then yield the\n"
             "                           CPU up to N us (default 3000), then sleep\n"
@@ -110,18 +120,11 @@ static bool parse_prob(const char *s, double *out)
     return true;
 }
 
-static void derived_path(char *out, size_t len, const char *sock, const char *ext)
-{
-    size_t n = strlen(sock);
-    if (n > 5 && strcmp(sock + n - 5, ".sock") == 0)
-        n -= 5;
-    snprintf(out, len, "%.*s%s", (int)n, sock, ext);
-}
-
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_STOP = 256, O_PID, O_LOG, O_CAPTURE, O_BER, O_LOSS, O_SEED, O_BUF, O_MAXBUF,
-           O_DESC, O_VCS, O_MAXVCS, O_CLIENTS, O_CREDITS, O_SPIN, O_YIELD, O_PACE_SPIN };
+           O_DESC, O_VCS, O_MAXVCS, O_CLIENTS, O_CREDITS, O_SPIN, O_YIELD, O_PACE_SPIN,
+           O_IDLE_EXIT, O_KEEP_LOG };
     static const struct option longopts[] = {
         {"daemon", no_argument, 0, 'd'},       {"stop", no_argument, 0, O_STOP},
         {"socket", required_argument, 0, 's'}, {"pid-file", required_argument, 0, O_PID},
@@ -135,6 +138,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"vc-credits", required_argument, 0, O_CREDITS},
         {"spin-us", required_argument, 0, O_SPIN}, {"yield-us", required_argument, 0, O_YIELD},
         {"pace-spin-us", required_argument, 0, O_PACE_SPIN},
+        {"idle-exit", required_argument, 0, O_IDLE_EXIT},
+        {"keep-log", no_argument, 0, O_KEEP_LOG},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     *o = (struct options){
@@ -143,7 +148,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         .limits = {.default_buf_size = 4u << 20, .max_buf_size = 256u << 20,
                    .max_desc_mem = 16u << 20, .default_vcs = 64, .max_vcs = 1024,
                    .default_tx_slots = 256, .max_tx_slots = 4096, .default_rx_slots = 64,
-                   .max_rx_slots = 1024, .max_clients = 1024},
+                   .max_rx_slots = 1024, .max_clients = DEFAULT_MAX_CLIENTS},
     };
     const char *socket_opt = NULL, *pid_opt = NULL, *log_opt = NULL;
     bool vcs_given = false, buf_given = false;
@@ -178,11 +183,17 @@ static int parse_options(int argc, char **argv, struct options *o)
             vcs_given = true;
             break;
         case O_MAXVCS: ok = parse_u32(optarg, &o->limits.max_vcs); break;
-        case O_CLIENTS: ok = parse_u32(optarg, &o->limits.max_clients); break;
+        case O_CLIENTS:
+            ok = parse_u32(optarg, &o->limits.max_clients);
+            o->max_clients_given = true;
+            break;
         case O_CREDITS: ok = parse_u32(optarg, &o->vc_credits); break;
         case O_SPIN: ok = parse_u64(optarg, &o->spin_us); break;
         case O_YIELD: ok = parse_u64(optarg, &o->yield_us); break;
         case O_PACE_SPIN: ok = parse_u64(optarg, &o->pace_spin_us); break;
+        case O_IDLE_EXIT: ok = parse_u64(optarg, &o->idle_exit_s) && o->idle_exit_s < 1u << 30;
+            break;
+        case O_KEEP_LOG: o->keep_log = true; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }
@@ -207,71 +218,58 @@ static int parse_options(int argc, char **argv, struct options *o)
         fprintf(stderr, "an2d: inconsistent limits (defaults must not exceed limits)\n");
         return -1;
     }
+    struct an2d_files *f = &o->files;
     if (socket_opt) {
-        if (strlen(socket_opt) >= sizeof o->socket_path) {
+        if (strlen(socket_opt) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
             fprintf(stderr, "an2d: socket path too long\n");
             return -1;
         }
-        snprintf(o->socket_path, sizeof o->socket_path, "%s", socket_opt);
-    } else if (an2_socket_path(o->socket_path, sizeof o->socket_path) != 0) {
+        snprintf(f->sock.path, sizeof f->sock.path, "%s", socket_opt);
+    } else if (an2_socket_path(f->sock.path, sizeof f->sock.path) != 0) {
         fprintf(stderr, "an2d: control socket path too long (set AN2_SOCKET)\n");
         return -1;
     }
     if (pid_opt)
-        snprintf(o->pid_file, sizeof o->pid_file, "%s", pid_opt);
+        snprintf(f->pid.path, sizeof f->pid.path, "%s", pid_opt);
     else
-        derived_path(o->pid_file, sizeof o->pid_file, o->socket_path, ".pid");
+        an2d_derived_path(f->pid.path, sizeof f->pid.path, f->sock.path, ".pid");
     if (log_opt)
-        snprintf(o->log_file, sizeof o->log_file, "%s", log_opt);
+        snprintf(f->log.path, sizeof f->log.path, "%s", log_opt);
     else if (o->daemonise)
-        derived_path(o->log_file, sizeof o->log_file, o->socket_path, ".log");
+        an2d_derived_path(f->log.path, sizeof f->log.path, f->sock.path, ".log");
+    o->log_derived = !log_opt && o->daemonise;
     return 0;
 }
 
-/* Takes the single-instance lock and binds the socket. Returns the listening fd, or -1
- * (errno EWOULDBLOCK: another an2d holds the lock). */
-static int claim_socket(const struct options *o, int *lock_fd)
+/* Every client holds FDS_PER_CLIENT descriptors: raise the soft RLIMIT_NOFILE to the hard
+ * one, then fit the client limit in it (or refuse a --max-clients that does not fit), so
+ * that an2d never runs out of descriptors before it refuses a client. */
+static int fit_descriptor_budget(struct options *o)
 {
-    char lock_path[PATH_MAX];
-    derived_path(lock_path, sizeof lock_path, o->socket_path, ".lock");
-    *lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (*lock_fd < 0) {
-        fprintf(stderr, "an2d: %s: %s\n", lock_path, strerror(errno));
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 0;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit raised = {rl.rlim_max, rl.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            rl = raised;
+    }
+    uint64_t fit = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > UINT32_MAX
+                       ? UINT32_MAX
+                       : rl.rlim_cur > FDS_RESERVED ? (rl.rlim_cur - FDS_RESERVED) / FDS_PER_CLIENT
+                                                    : 0;
+    uint32_t *max = &o->limits.max_clients;
+    if (*max <= fit)
+        return 0;
+    if (o->max_clients_given || fit == 0) {
+        fprintf(stderr,
+                "an2d: --max-clients %u needs %u descriptors; RLIMIT_NOFILE allows %llu "
+                "(raise it with ulimit -n, or lower --max-clients)\n",
+                *max, *max * FDS_PER_CLIENT + FDS_RESERVED, (unsigned long long)rl.rlim_cur);
         return -1;
     }
-    if (flock(*lock_fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        close(*lock_fd);
-        errno = e;
-        return -1;
-    }
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", o->socket_path);
-    unlink(o->socket_path); /* a stale socket of a dead an2d: we hold the lock */
-    mode_t old = umask(0077);
-    int rc = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof sa);
-    umask(old);
-    if (rc != 0 || listen(fd, 128) != 0) {
-        fprintf(stderr, "an2d: %s: %s\n", o->socket_path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        close(*lock_fd);
-        errno = EINVAL;
-        return -1;
-    }
-    return fd;
-}
-
-static void release_socket(const struct options *o, int listen_fd, int lock_fd)
-{
-    char lock_path[PATH_MAX];
-    derived_path(lock_path, sizeof lock_path, o->socket_path, ".lock");
-    close(listen_fd);
-    unlink(o->socket_path);
-    unlink(o->pid_file);
-    unlink(lock_path); /* still locked: a new an2d makes a fresh lock file */
-    close(lock_fd);
+    *max = (uint32_t)fit;
+    return 0;
 }
 
 static int add_fd(int epfd, int fd, uint64_t tag)
@@ -282,7 +280,7 @@ static int add_fd(int epfd, int fd, uint64_t tag)
 
 /* Builds everything and runs; returns the exit status. ready_fd (or -1) gets one status
  * byte once the daemon serves, for the process that started it. */
-static int serve(const struct options *o, int listen_fd, int ready_fd)
+static int serve(struct options *o, int listen_fd, int ready_fd)
 {
     int status = 1;
     struct an2_switch *sw = NULL;
@@ -331,15 +329,19 @@ static int serve(const struct options *o, int listen_fd, int ready_fd)
     L.otto = otto;
     L.drv = drv;
 
-    FILE *pf = fopen(o->pid_file, "w");
-    if (!pf || fprintf(pf, "%d\n", (int)getpid()) < 0 || fclose(pf) != 0) {
-        an2d_log("pid file %s: %s", o->pid_file, strerror(errno));
+    int rc = an2d_files_write_pid(&o->files);
+    if (rc != 0) {
+        an2d_log("pid file %s: %s", o->files.pid.path,
+                 rc == -EPERM ? "not a regular file of ours with one link" : strerror(-rc));
         goto out;
     }
+    L.files = &o->files;
+    L.idle_exit_ns = o->idle_exit_s * 1000000000u;
     if (o->cells_per_second > 0)
-        an2d_log("serving at %s, link rate %.1f cells/s", o->socket_path, o->cells_per_second);
+        an2d_log("serving at %s, link rate %.1f cells/s", o->files.sock.path,
+                 o->cells_per_second);
     else
-        an2d_log("serving at %s, link unpaced", o->socket_path);
+        an2d_log("serving at %s, link unpaced", o->files.sock.path);
     if (ready_fd >= 0) {
         char ok = 0;
         ssize_t w = write(ready_fd, &ok, 1);
@@ -372,7 +374,7 @@ out:
 }
 
 /* Forks; the parent waits for the child's readiness byte and exits with its verdict. */
-static int daemonise(const struct options *o, int *ready_fd)
+static int daemonise(struct options *o, int *ready_fd)
 {
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0)
@@ -397,7 +399,7 @@ static int daemonise(const struct options *o, int *ready_fd)
     if (chdir("/") != 0)
         return -1;
     int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    int log_fd = open(o->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int log_fd = an2d_files_open_log(&o->files);
     if (null_fd < 0 || log_fd < 0)
         return -1;
     dup2(null_fd, 0);
@@ -416,22 +418,24 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &o) != 0)
         return 2;
     if (o.stop) {
-        int rc = an2d_stop(o.socket_path, 10000);
+        int rc = an2d_stop(o.files.sock.path, 10000);
         if (rc == -ENOENT || rc == -ECONNREFUSED) {
-            fprintf(stderr, "an2d: no an2d listening at %s\n", o.socket_path);
+            fprintf(stderr, "an2d: no an2d listening at %s\n", o.files.sock.path);
             return 1;
         }
         if (rc != 0) {
-            fprintf(stderr, "an2d: stopping the an2d at %s: %s\n", o.socket_path, strerror(-rc));
+            fprintf(stderr, "an2d: stopping the an2d at %s: %s\n", o.files.sock.path,
+                    rc == -EPERM ? an2_error_detail() : strerror(-rc));
             return 1;
         }
         return 0;
     }
-    int lock_fd;
-    int listen_fd = claim_socket(&o, &lock_fd);
+    if (fit_descriptor_budget(&o) != 0)
+        return 2;
+    int listen_fd = an2d_files_claim(&o.files);
     if (listen_fd < 0) {
         if (errno == EWOULDBLOCK) {
-            fprintf(stderr, "an2d: an an2d already serves %s\n", o.socket_path);
+            fprintf(stderr, "an2d: an an2d already serves %s\n", o.files.sock.path);
             return EXIT_ALREADY_RUNNING;
         }
         return 1;
@@ -439,19 +443,19 @@ int main(int argc, char **argv)
     int ready_fd = -1;
     if (o.daemonise && daemonise(&o, &ready_fd) != 0) {
         fprintf(stderr, "an2d: cannot daemonise: %s\n", strerror(errno));
-        release_socket(&o, listen_fd, lock_fd);
+        an2d_files_release(&o.files, listen_fd, false);
         return 1;
     }
-    if (!o.daemonise && o.log_file[0]) {
-        int log_fd = open(o.log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (!o.daemonise && o.files.log.path[0]) {
+        int log_fd = an2d_files_open_log(&o.files);
         if (log_fd < 0) {
-            fprintf(stderr, "an2d: %s: %s\n", o.log_file, strerror(errno));
-            release_socket(&o, listen_fd, lock_fd);
+            an2d_files_release(&o.files, listen_fd, false);
             return 1;
         }
         an2d_log_set_fd(log_fd);
     }
     int status = serve(&o, listen_fd, ready_fd);
-    release_socket(&o, listen_fd, lock_fd);
+    /* the default log goes with a clean stop: an an2d that failed leaves it to be read */
+    an2d_files_release(&o.files, listen_fd, status == 0 && o.log_derived && !o.keep_log);
     return status;
 }

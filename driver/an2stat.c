@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "an2.h"
 #include "an2_ctl_proto.h"
+#include "an2_internal.h"
 
 static void usage(FILE *f)
 {
@@ -38,26 +38,38 @@ static uint32_t name_of(const struct an2_stat_ep *eps, uint32_t n, uint32_t endp
     return 0;
 }
 
+/* One STATS request on a connection of its own (an2_ctl_connect checks who serves it). */
 static int fetch(const char *path, char *buf, size_t len, size_t *got)
 {
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    int fd = an2_ctl_connect(path);
     if (fd < 0)
-        return -errno;
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+        return fd;
     struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
                             .op = AN2_CTL_STATS};
     int rc = 0;
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        send(fd, &q, sizeof q, MSG_NOSIGNAL) != (ssize_t)sizeof q) {
+    if (send(fd, &q, sizeof q, MSG_NOSIGNAL) != (ssize_t)sizeof q)
         rc = -errno;
-    } else {
+    /* an2d may have refused the connection with a reason before our request reached it */
+    if (rc == 0 || rc == -EPIPE || rc == -ECONNRESET) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
+        errno = ETIMEDOUT;
         ssize_t n = poll(&p, 1, 10000) == 1 ? recv(fd, buf, len, 0) : -1;
-        if (n < (ssize_t)sizeof(struct an2_stat_hdr))
-            rc = n < 0 ? -ETIMEDOUT : -EPROTO;
-        else
+        if (n < 0 && errno == ECONNRESET) /* a refusal's reason comes after the reset */
+            n = recv(fd, buf, len, MSG_DONTWAIT);
+        int recv_errno = errno;
+        struct an2_ctl_reply r = {0};
+        if (n == (ssize_t)sizeof r)
+            memcpy(&r, buf, sizeof r);
+        if (r.magic == AN2_CTL_MAGIC && r.op == AN2_CTL_R_ERROR) {
+            r.detail[sizeof r.detail - 1] = 0;
+            an2_set_detail(r.detail);
+            rc = r.status < 0 ? r.status : -EPROTO;
+        } else if (n < (ssize_t)sizeof(struct an2_stat_hdr)) {
+            rc = n < 0 ? -recv_errno : -EPROTO;
+        } else {
             *got = (size_t)n;
+            rc = 0;
+        }
     }
     close(fd);
     return rc;
@@ -96,7 +108,8 @@ int main(int argc, char **argv)
     size_t got = 0;
     int rc = buf ? fetch(path, buf, AN2_CTL_STATS_MAX, &got) : -ENOMEM;
     if (rc != 0) {
-        fprintf(stderr, "an2stat: %s: %s\n", path, an2_strerror(rc));
+        const char *why = an2_error_detail();
+        fprintf(stderr, "an2stat: %s: %s\n", path, *why ? why : an2_strerror(rc));
         free(buf);
         return 1;
     }

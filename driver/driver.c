@@ -155,27 +155,43 @@ void an2_driver_interrupt(void *ctx, uint32_t portion_id)
     syscall(SYS_futex, &hdr->irq_count, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-void an2_driver_accept(struct an2_driver *drv, int listen_fd)
+/* Says why a connection is refused (one reply, not waited for), then closes it. */
+static void refuse_connection(int fd, int err, const char *detail)
 {
-    for (;;) {
+    struct an2_ctl_reply r;
+    drv_reply_init(&r, AN2_CTL_R_ERROR, -err);
+    snprintf(r.detail, sizeof r.detail, "%s", detail);
+    ssize_t n = send(fd, &r, sizeof r, MSG_DONTWAIT | MSG_NOSIGNAL);
+    (void)n; /* a client that cannot take it learns from the closed connection */
+    close(fd);
+}
+
+int an2_driver_accept(struct an2_driver *drv, int listen_fd)
+{
+    static struct an2d_log_limit accept_limit, refuse_limit;
+    for (int budget = 0; budget < 256; budget++) {
         int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno != EAGAIN && errno != EINTR)
-                an2d_log("accept: %s", strerror(errno));
-            if (errno == EINTR)
+            if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            return;
+            if (errno == EAGAIN)
+                return 0;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                return -errno; /* the loop stops listening for a while */
+            an2d_log_limited(&accept_limit, "accept: %s", strerror(errno));
+            return 0;
         }
         struct ucred cred;
         socklen_t cl = sizeof cred;
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0) {
-            an2d_log("refused a client: SO_PEERCRED: %s", strerror(errno));
+            an2d_log_limited(&refuse_limit, "refused a client: SO_PEERCRED: %s",
+                             strerror(errno));
             close(fd);
             continue;
         }
         if (cred.uid != geteuid()) {
-            an2d_log("refused pid %d: uid %u is not an2d's uid %u", (int)cred.pid,
-                     (unsigned)cred.uid, (unsigned)geteuid());
+            an2d_log_limited(&refuse_limit, "refused pid %d: uid %u is not an2d's uid %u",
+                             (int)cred.pid, (unsigned)cred.uid, (unsigned)geteuid());
             close(fd);
             continue;
         }
@@ -184,15 +200,18 @@ void an2_driver_accept(struct an2_driver *drv, int listen_fd)
                (drv->clients[slot].fd >= 0 || drv->clients[slot].lingering))
             slot++;
         if (slot == drv->limits.max_clients) {
-            an2d_log("refused pid %d: %u clients already (--max-clients)", (int)cred.pid,
+            char detail[96];
+            snprintf(detail, sizeof detail, "an2d serves %u clients already (--max-clients)",
                      (unsigned)drv->limits.max_clients);
-            close(fd);
+            an2d_log_limited(&refuse_limit, "refused pid %d: %s", (int)cred.pid, detail);
+            refuse_connection(fd, EUSERS, detail);
             continue;
         }
         struct epoll_event ev = {.events = EPOLLIN,
                                  .data.u64 = AN2_DRIVER_EPOLL_BASE + 2 * (uint64_t)slot};
         if (epoll_ctl(drv->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-            an2d_log("refused pid %d: epoll: %s", (int)cred.pid, strerror(errno));
+            an2d_log_limited(&refuse_limit, "refused pid %d: epoll: %s", (int)cred.pid,
+                             strerror(errno));
             close(fd);
             continue;
         }
@@ -201,7 +220,30 @@ void an2_driver_accept(struct an2_driver *drv, int listen_fd)
         c->fd = fd;
         c->kick_fd = c->irq_fd = -1;
         c->pid = cred.pid;
+        c->last_request_ns = drv_now_ns();
     }
+    return 0; /* more may wait: the listening socket is still readable */
+}
+
+void an2_driver_tick(struct an2_driver *drv, uint64_t now_ns)
+{
+    static struct an2d_log_limit limit;
+    for (uint32_t i = 0; i < drv->limits.max_clients; i++) {
+        struct drv_client *c = &drv->clients[i];
+        if (c->fd >= 0 && !c->endpoint_id && now_ns - c->last_request_ns >= AN2_SILENT_NS) {
+            an2d_log_limited(&limit, "pid %d: silent without an endpoint for %llu s: dropped",
+                             (int)c->pid, AN2_SILENT_NS / 1000000000ull);
+            drv_drop_client(drv, i, "silent without an endpoint");
+        }
+    }
+}
+
+uint32_t an2_driver_clients(const struct an2_driver *drv)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < drv->limits.max_clients; i++)
+        n += drv->clients[i].fd >= 0 || drv->clients[i].lingering;
+    return n;
 }
 
 static void release_eventfds(struct an2_driver *drv, struct drv_client *c)
@@ -453,8 +495,9 @@ void an2_driver_event(struct an2_driver *drv, uint64_t data, uint32_t events)
             break;
         }
         if (n != (ssize_t)sizeof in.q || in.q.magic != AN2_CTL_MAGIC) {
-            an2d_log("pid %d sent a garbage request (%zd bytes): dropping that client",
-                     (int)c->pid, n);
+            static struct an2d_log_limit limit;
+            an2d_log_limited(&limit, "pid %d sent a garbage request (%zd bytes): dropping that client",
+                             (int)c->pid, n);
             drv_doom(c, "protocol violation");
             break;
         }
@@ -463,11 +506,13 @@ void an2_driver_event(struct an2_driver *drv, uint64_t data, uint32_t events)
             drv_reply_init(&r, AN2_CTL_R_ERROR, -EPROTO);
             snprintf(r.detail, sizeof r.detail, "an2d speaks control protocol %u, not %u op %u",
                      AN2_CTL_VERSION, in.q.version, in.q.op);
-            an2d_log("pid %d: %s: dropping that client", (int)c->pid, r.detail);
+            static struct an2d_log_limit limit;
+            an2d_log_limited(&limit, "pid %d: %s: dropping that client", (int)c->pid, r.detail);
             drv_send(c, &r, sizeof r, NULL, 0);
             drv_doom(c, "protocol violation");
             break;
         }
+        c->last_request_ns = drv_now_ns();
         handle_request(drv, (uint32_t)slot, &in.q);
     }
     reap_doomed(drv);

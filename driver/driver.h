@@ -35,8 +35,15 @@ void an2_driver_set_hardware(struct an2_driver *drv, struct otto *otto, struct a
 /* Drops every client (as if each had died), then frees the driver. */
 void an2_driver_destroy(struct an2_driver *drv);
 
-/* Accepts every pending connection on listen_fd. */
-void an2_driver_accept(struct an2_driver *drv, int listen_fd);
+/* Accepts pending connections on listen_fd (a bounded batch); a client beyond max_clients is
+ * told so and closed. 0, or -EMFILE (-ENFILE, -ENOBUFS, -ENOMEM) when out of descriptors or
+ * memory: the caller stops listening for a while rather than be woken again at once. */
+int an2_driver_accept(struct an2_driver *drv, int listen_fd);
+/* Housekeeping, about once a second: drops connections that hold no endpoint and have sent
+ * nothing for 10 s (so that idle connections cannot hold every client slot). */
+void an2_driver_tick(struct an2_driver *drv, uint64_t now_ns);
+/* Control connections plus departed tasks' endpoints still lingering: 0 means idle. */
+uint32_t an2_driver_clients(const struct an2_driver *drv);
 /* Handles readiness of the descriptor whose epoll data is AN2_DRIVER_EPOLL_BASE + data. */
 void an2_driver_event(struct an2_driver *drv, uint64_t data, uint32_t events);
 /* The controller's interrupt callback (struct otto_config.interrupt); ctx is the driver. */

@@ -15,6 +15,8 @@
 #define AN2_LINK_VPI 0   /* every VC of the host link is on VPI 0 */
 #define AN2_HOST_PORT 0  /* an2d's controller sits on switch port 0 */
 #define AN2_FIRST_VCI 32 /* VCIs below 32 are reserved by ITU-T */
+#define AN2_SILENT_NS (10 * 1000000000ull) /* a connection without an endpoint that sends
+                                            * nothing for this long is dropped */
 
 /* One local VC of an endpoint. Its cells enter the switch as vci and leave at the peer's. */
 struct drv_vc {
@@ -36,6 +38,7 @@ struct drv_client {
     bool     doomed;       /* a reply could not be sent: dropped after the current event */
     char     why[64];      /* why it is doomed, for the log */
     pid_t    pid;
+    uint64_t last_request_ns; /* accepted, or its last request (CLOCK_MONOTONIC) */
     uint32_t endpoint_id;  /* 0 until OPEN */
     uint32_t name;         /* REGISTER's name (a PVM tid), 0 if none */
     void    *base;         /* the portion, mapped here (an2d maps every portion) */

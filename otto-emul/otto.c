@@ -322,8 +322,6 @@ static bool housekeeping(struct otto_portion *p)
 bool otto_poll(struct otto *o, uint64_t now_ns)
 {
     bool moved = false;
-    o->report_stalled = false;
-    o->last_poll_ns = now_ns;
     for (uint32_t i = 0; i < o->nportions; i++) {
         struct otto_portion *p = o->portions[i];
         if (p->housekeeping)
@@ -340,8 +338,6 @@ bool otto_poll(struct otto *o, uint64_t now_ns)
 uint64_t otto_next_deadline(const struct otto *o)
 {
     uint64_t t = an2_switch_next_deadline(o->sw);
-    if (o->report_stalled && o->last_poll_ns + OTTO_REPORT_STALL_POLL_NS < t)
-        t = o->last_poll_ns + OTTO_REPORT_STALL_POLL_NS;
     if (o->waiting_on_clock && o->ntx_active) {
         uint64_t mine = link_pacer_next(&o->egress);
         if (mine < t)

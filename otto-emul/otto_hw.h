@@ -62,10 +62,13 @@
  * fence and reads controller_asleep: if it is 1 the host kicks the controller through the
  * kick file descriptor the driver handed it (a system call only when the controller sleeps).
  *
- * Report slots freed (host -> controller): a controller held back by a full report ring
- * notices freed slots at its next poll; if it sleeps, within 1 ms (otto_next_deadline). A
- * host that finds its report ring more than half full should ring the doorbell (with the
- * kick check above) after advancing report.cons, so the controller resumes at once.
+ * Report slots freed (host -> controller): a controller held back by a full report ring sets
+ * controller_wants_reports = 1 (it clears it once a slot is free again), issues a seq_cst
+ * fence and looks at report.cons once more; then it may sleep with no deadline for that ring,
+ * so a host that does not read its reports costs it nothing. A host,
+ * after advancing report.cons, issues a seq_cst fence and reads controller_wants_reports: if
+ * it is 1 it rings the doorbell (with the kick check above). One of the two sees the other:
+ * freed slots are never missed by a sleeping controller.
  *
  * Interrupt (controller -> host): a host about to sleep sets host_wants_irq = 1, issues a
  * seq_cst fence, checks the report ring once more, then futex-waits on irq_count. After
@@ -85,7 +88,7 @@
  */
 
 #define OTTO_HW_MAGIC   0x4f54544fu /* "OTTO" */
-#define OTTO_HW_VERSION 2u
+#define OTTO_HW_VERSION 3u
 
 #define OTTO_CELL_BYTES         53u
 #define OTTO_CELL_HEADER_BYTES  5u
@@ -125,6 +128,8 @@ struct otto_portion_hdr {
     alignas(OTTO_CACHELINE) struct otto_ring_index report; /* prod: controller, cons: host */
     alignas(OTTO_CACHELINE) uint32_t doorbell;     /* host: += 1 (release) after any prod */
     alignas(OTTO_CACHELINE) uint32_t controller_asleep; /* controller: 1 while blocked */
+    uint32_t controller_wants_reports;                  /* controller: 1 while a full report
+                                                           ring holds it back */
     alignas(OTTO_CACHELINE) uint32_t host_wants_irq;    /* host: 1 while it means to sleep */
     uint32_t irq_count;                                 /* driver: += 1 per interrupt; futex word */
     alignas(OTTO_CACHELINE) uint64_t host_polls_until_ns; /* host: polling hint's lease, 0: none */
@@ -200,6 +205,8 @@ static_assert(offsetof(struct otto_portion_hdr, report) == 4 * OTTO_CACHELINE, "
 static_assert(offsetof(struct otto_portion_hdr, doorbell) == 6 * OTTO_CACHELINE, "hdr.doorbell");
 static_assert(offsetof(struct otto_portion_hdr, controller_asleep) == 7 * OTTO_CACHELINE,
               "hdr.controller_asleep");
+static_assert(offsetof(struct otto_portion_hdr, controller_wants_reports) ==
+                  7 * OTTO_CACHELINE + 4, "hdr.controller_wants_reports");
 static_assert(offsetof(struct otto_portion_hdr, host_wants_irq) == 8 * OTTO_CACHELINE,
               "hdr.host_wants_irq");
 static_assert(offsetof(struct otto_portion_hdr, irq_count) == 8 * OTTO_CACHELINE + 4,

@@ -17,7 +17,6 @@
 #define OTTO_MAX_PORTIONS 1024u
 #define OTTO_POLL_CELL_BUDGET 16384u  /* cells one otto_poll may transmit: bounded work */
 #define OTTO_SCRATCH_CELLS 64u        /* cells built at once when they must be real */
-#define OTTO_REPORT_STALL_POLL_NS 1000000u /* recheck a full report ring this often */
 
 /* A validated transmit descriptor waiting on its VC's queue; it holds a report slot. */
 struct otto_tx_item {
@@ -84,6 +83,7 @@ struct otto_portion {
     bool irq_pending;                  /* a report was published since the last irq check */
     bool housekeeping;                 /* some VC drains or has an event pending */
     bool orphan;                       /* its host left: the controller consumes its reports */
+    bool wants_reports;                /* hdr->controller_wants_reports is 1 (our copy) */
 };
 
 struct otto {
@@ -98,8 +98,6 @@ struct otto {
     uint32_t ntx_active, tx_active_cap, rr;
     struct link_pacer egress;          /* controller -> switch direction of the link */
     bool waiting_on_clock;
-    bool report_stalled;               /* a portion's full report ring held work back */
-    uint64_t last_poll_ns;
     struct fault_inject faults;
     uint64_t unknown_vc_cells;         /* arrived on a VPI/VCI bound to no VC: discarded */
     uint64_t hec_errors;               /* header failed its HEC: discarded */

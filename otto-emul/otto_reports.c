@@ -11,13 +11,36 @@ static uint32_t reports_unconsumed(const struct otto_portion *p)
     return p->report_prod - cons;
 }
 
+/* Whether one more report fits while `limit` slots may be used (reservations included). A
+ * full ring asks the host to ring when it frees slots, then is looked at once more: the
+ * Dekker pair of otto_hw.h, so a controller that sleeps on it misses no freed slot. */
+static bool report_room(struct otto_portion *p, uint32_t limit)
+{
+    for (int look = 0; look < 2; look++) {
+        uint32_t used = reports_unconsumed(p);
+        if (used <= p->geo.report_slots && used + p->reserved + 1 <= limit) {
+            if (p->wants_reports) {
+                p->wants_reports = false;
+                /* relaxed: a stale 1 seen by the host costs one needless doorbell */
+                __atomic_store_n(&p->hdr->controller_wants_reports, 0u, __ATOMIC_RELAXED);
+            }
+            return true;
+        }
+        if (p->wants_reports)
+            return false; /* asked already: the host rings when it frees slots */
+        p->wants_reports = true;
+        /* relaxed + seq_cst fence: the request is visible before we read cons again; the
+         * host stores cons, fences, then reads the request */
+        __atomic_store_n(&p->hdr->controller_wants_reports, 1u, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
+    return false;
+}
+
 bool otto_report_reserve(struct otto_portion *p)
 {
-    uint32_t used = reports_unconsumed(p);
-    if (used > p->geo.report_slots || used + p->reserved + 1 > p->reserve_limit) {
-        p->otto->report_stalled = true; /* the host may free slots without a doorbell */
+    if (!report_room(p, p->reserve_limit))
         return false;
-    }
     p->reserved++;
     return true;
 }
@@ -51,11 +74,8 @@ void otto_report_publish(struct otto_portion *p, const struct otto_report *r)
 
 bool otto_report_publish_event(struct otto_portion *p, const struct otto_report *r)
 {
-    uint32_t used = reports_unconsumed(p);
-    if (used > p->geo.report_slots || used + p->reserved + 1 > p->geo.report_slots) {
-        p->otto->report_stalled = true;
+    if (!report_room(p, p->geo.report_slots))
         return false;
-    }
     publish(p, r);
     return true;
 }

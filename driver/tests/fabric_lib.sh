@@ -19,6 +19,8 @@ cleanup() {
         for _ in $(seq 50); do kill -0 "$AN2D_PID" 2>/dev/null || break; sleep 0.1; done
         kill -KILL "$AN2D_PID" 2>/dev/null || true
     fi
+    # an2ds that a task of the test started (daemonised, so not our children)
+    pkill -KILL -f -- "an2d .*--socket $T/" 2>/dev/null || true
     if [ $rc -ne 0 ] && [ -f "$T/an2d.log" ]; then
         echo "--- an2d log"; tail -n 40 "$T/an2d.log"
     fi

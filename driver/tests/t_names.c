@@ -31,13 +31,13 @@ int main(void)
     unsetenv("AN2_SOCKET");
     unsetenv("PVM_TMP");
     unsetenv("PVM_VMID");
-    snprintf(want, sizeof want, "/tmp/an2d.%u.sock", (unsigned)geteuid());
+    snprintf(want, sizeof want, "/tmp/an2d.%u/an2d.sock", (unsigned)geteuid());
     expect_path(want);
     setenv("PVM_TMP", "/var/tmp/x", 1);
-    snprintf(want, sizeof want, "/var/tmp/x/an2d.%u.sock", (unsigned)geteuid());
+    snprintf(want, sizeof want, "/var/tmp/x/an2d.%u/an2d.sock", (unsigned)geteuid());
     expect_path(want);
     setenv("PVM_VMID", "vm3", 1);
-    snprintf(want, sizeof want, "/var/tmp/x/an2d.%u.vm3.sock", (unsigned)geteuid());
+    snprintf(want, sizeof want, "/var/tmp/x/an2d.%u.vm3/an2d.sock", (unsigned)geteuid());
     expect_path(want);
     setenv("AN2_SOCKET", "/some/where.sock", 1);
     expect_path("/some/where.sock");

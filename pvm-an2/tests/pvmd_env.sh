@@ -35,11 +35,10 @@ pvm_env_stop() {
 	[ -n "${PVMD_PID:-}" ] && wait "$PVMD_PID" 2>/dev/null
 	# the an2d that our fast-path tasks started (socket under our PVM_TMP and PVM_VMID)
 	# (PVM_ENV_AN2STAT=FILE: its switch port counters are appended to FILE first)
-	if ls "$PVM_TMP"/an2d.*.sock >/dev/null 2>&1; then
+	if ls "$PVM_TMP"/an2d.*/an2d.sock >/dev/null 2>&1; then
 		[ -n "${PVM_ENV_AN2STAT:-}" ] && "${AN2_BUILD_DIR:-.}/bin/an2stat" -p >> "$PVM_ENV_AN2STAT" 2>&1
 		"${AN2_BUILD_DIR:-.}/bin/an2d" --stop >/dev/null 2>&1
 	fi
-	rm -f "$PVM_TMP"/an2d.*.log
 	pids=$(pvm_env_pids)
 	if [ -n "$pids" ] && [ "${PVM_ENV_EXPECT_LEFTOVERS:-0}" != 1 ]; then
 		leftovers="processes left running: $(echo $pids)"
