@@ -386,6 +386,17 @@ static int connect_unix(const char *path)
 		close(fd);
 		return -1;
 	}
+	/* before anything is sent: a socket another user planted gets nothing of ours */
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+	    (cred.uid != geteuid() && cred.uid != 0)) {
+		lpvm_log("%s is served by uid %d, not by us: not our pvmd", path,
+		         len == sizeof cred ? (int)cred.uid : -1);
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
 	return fd;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Data signature of this host's native format as stock computes it (x86-64, LP64, IEEE). */
@@ -53,9 +54,16 @@ static int read_pvmd_address(char *out, size_t size)
 	                 vmid ? "." : "", vmid ? vmid : "");
 	if (n < 0 || (size_t)n >= sizeof path)
 		return PvmSysErr;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return PvmSysErr;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0)) {
+		lpvm_log("%s is not a file of ours: ignoring it", path);
+		close(fd);
+		return PvmSysErr;
+	}
 	ssize_t got = read(fd, out, size - 1);
 	close(fd);
 	if (got <= 0)
