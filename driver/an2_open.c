@@ -136,6 +136,8 @@ static int recv_open_reply(int fd, struct an2_ctl_reply *r, int fds[3])
      * its reason after it */
     if (n < 0 && errno == ECONNRESET)
         n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    if (n < 0 && (errno == ECONNRESET || errno == EAGAIN))
+        n = 0; /* closed without a word */
     if (n < 0)
         return -errno;
     int got = 0;
@@ -204,17 +206,10 @@ static int setup_rings(an2_ep *ep)
     return ep->rx_prod && ep->vcs ? 0 : -ENOMEM;
 }
 
-int an2_open(const struct an2_open_params *params, an2_ep **out)
+/* an2_open on the control socket at path. */
+static int open_at(const struct an2_open_params *p, const char *path, bool autostart,
+                   an2_ep **out)
 {
-    static const struct an2_open_params none;
-    const struct an2_open_params *p = params ? params : &none;
-    detail[0] = 0;
-    char path[108];
-    if (an2_socket_path(path, sizeof path) != 0) {
-        an2_set_detail("control socket path too long (set AN2_SOCKET)");
-        return -ENAMETOOLONG;
-    }
-    bool autostart = !p->no_autostart && !getenv("AN2_NO_AUTOSTART");
     int fd = connect_or_start(path, autostart);
     if (fd < 0) {
         if (!detail[0]) {
@@ -268,6 +263,27 @@ int an2_open(const struct an2_open_params *params, an2_ep **out)
     an2_fork_track(ep);
     *out = ep;
     return 0;
+}
+
+int an2_open(const struct an2_open_params *params, an2_ep **out)
+{
+    static const struct an2_open_params none;
+    const struct an2_open_params *p = params ? params : &none;
+    detail[0] = 0;
+    char path[108];
+    if (an2_socket_path(path, sizeof path) != 0) {
+        an2_set_detail("control socket path too long (set AN2_SOCKET)");
+        return -ENAMETOOLONG;
+    }
+    bool autostart = !p->no_autostart && !getenv("AN2_NO_AUTOSTART");
+    int rc = open_at(p, path, autostart, out);
+    /* -ECONNRESET: closed without a word, as by an an2d that was stopping (no client for a
+     * while) as we came: once more, starting another */
+    if (rc == -ECONNRESET && autostart) {
+        detail[0] = 0;
+        rc = open_at(p, path, autostart, out);
+    }
+    return rc;
 }
 
 void an2_close(an2_ep *ep)
