@@ -11,9 +11,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#define CTL_SEND_TIMEOUT_MS 10000 /* an an2d that reads no requests (stopped, hung) */
+
 int an2_ctl_send(an2_ep *ep, const struct an2_ctl_req *q)
 {
-    ssize_t n = send(ep->ctl_fd, q, sizeof *q, MSG_NOSIGNAL);
+    ssize_t n = send(ep->ctl_fd, q, sizeof *q, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno == EAGAIN) { /* its queue is full: wait for room, not forever */
+        struct pollfd p = {.fd = ep->ctl_fd, .events = POLLOUT};
+        if (poll(&p, 1, CTL_SEND_TIMEOUT_MS) != 1) {
+            an2_set_detail("an2d takes no requests");
+            return -ETIMEDOUT;
+        }
+        n = send(ep->ctl_fd, q, sizeof *q, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
     if (n == (ssize_t)sizeof *q)
         return 0;
     an2_set_detail("lost the connection to an2d");
