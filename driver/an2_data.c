@@ -14,9 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define A32(p) ((_Atomic uint32_t *)(p))
-#define A64(p) ((_Atomic uint64_t *)(p))
-
 static void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -27,13 +24,10 @@ static void cpu_relax(void)
 /* The doorbell, then the kick if the controller said it sleeps (otto_hw.h's Dekker pair). */
 static void ring_doorbell(an2_ep *ep)
 {
-    /* release: the controller acquires doorbell, then prod, then the descriptors */
-    atomic_fetch_add_explicit(A32(&ep->hdr->doorbell), 1, memory_order_release);
-    /* seq_cst: our doorbell store and our controller_asleep load must not be reordered
-     * against the controller's asleep store and its last doorbell scan */
-    atomic_thread_fence(memory_order_seq_cst);
-    /* relaxed: ordered by the fence above */
-    if (atomic_load_explicit(A32(&ep->hdr->controller_asleep), memory_order_relaxed)) {
+    otto_shared_count(&ep->hdr->doorbell);
+    /* the doorbell handshake: our doorbell before our read of controller_asleep */
+    otto_handshake_fence();
+    if (otto_shared_get(&ep->hdr->controller_asleep)) {
         uint64_t one = 1;
         ssize_t n = write(ep->kick_fd, &one, sizeof one);
         (void)n; /* EAGAIN means a kick is pending already */
@@ -73,27 +67,22 @@ int an2_post_recv(an2_ep *ep, uint16_t vc, const struct an2_frag *frags, unsigne
         return -EBADF;
     struct otto_ring_index *ix = &ep->rx_index[vc];
     uint32_t prod = ep->rx_prod[vc];
-    /* acquire: the controller has copied out the slot it hands back with cons */
-    uint32_t cons = atomic_load_explicit(A32(&ix->cons), memory_order_acquire);
-    if (prod - cons >= ep->geo.rx_slots)
+    if (otto_ring_used(prod, otto_ring_peek(&ix->cons)) >= ep->geo.rx_slots)
         return -EAGAIN;
-    size_t slot = (size_t)vc * ep->geo.rx_slots + (prod & (ep->geo.rx_slots - 1));
+    size_t slot = (size_t)vc * ep->geo.rx_slots + otto_ring_slot(prod, ep->geo.rx_slots);
     struct otto_rx_desc *d = &ep->rx[slot];
     d->cookie = cookie;
     d->nfrags = (uint8_t)nfrags;
     memcpy(d->frag, frags, nfrags * sizeof *frags);
     ep->rx_prod[vc] = prod + 1;
-    /* release: the descriptor is written before the controller can see prod cover it */
-    atomic_store_explicit(A32(&ix->prod), prod + 1, memory_order_release);
+    otto_ring_publish(&ix->prod, prod + 1);
     ring_doorbell(ep);
     return 0;
 }
 
 unsigned an2_tx_space(const an2_ep *ep)
 {
-    /* acquire: slots the controller handed back are free to overwrite */
-    uint32_t cons = atomic_load_explicit(A32(&ep->hdr->tx.cons), memory_order_acquire);
-    return ep->geo.tx_slots - (ep->tx_prod - cons);
+    return ep->geo.tx_slots - otto_ring_used(ep->tx_prod, otto_ring_peek(&ep->hdr->tx.cons));
 }
 
 int an2_send(an2_ep *ep, uint16_t vc, const struct an2_frag *frags, unsigned nfrags,
@@ -110,7 +99,7 @@ int an2_send(an2_ep *ep, uint16_t vc, const struct an2_frag *frags, unsigned nfr
     if (an2_tx_space(ep) == 0)
         return -EAGAIN;
     uint32_t prod = ep->tx_prod;
-    struct otto_tx_desc *d = &ep->tx[prod & (ep->geo.tx_slots - 1)];
+    struct otto_tx_desc *d = &ep->tx[otto_ring_slot(prod, ep->geo.tx_slots)];
     d->cookie = cookie;
     d->vc = vc;
     d->nfrags = (uint8_t)nfrags;
@@ -118,8 +107,7 @@ int an2_send(an2_ep *ep, uint16_t vc, const struct an2_frag *frags, unsigned nfr
     d->cpi = 0;
     memcpy(d->frag, frags, nfrags * sizeof *frags);
     ep->tx_prod = prod + 1;
-    /* release: the descriptor is written before the controller can see prod cover it */
-    atomic_store_explicit(A32(&ep->hdr->tx.prod), prod + 1, memory_order_release);
+    otto_ring_publish(&ep->hdr->tx.prod, prod + 1);
     ring_doorbell(ep);
     return 0;
 }
@@ -129,28 +117,23 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max)
     if (max <= 0 || !out)
         return -EINVAL;
     uint32_t cons = ep->report_cons;
-    /* acquire: the controller wrote the reports before publishing prod */
-    uint32_t prod = atomic_load_explicit(A32(&ep->hdr->report.prod), memory_order_acquire);
-    uint32_t avail = prod - cons;
+    uint32_t avail = otto_ring_used(otto_ring_peek(&ep->hdr->report.prod), cons);
     if (avail > ep->geo.report_slots)
         return -EIO; /* the controller broke the ring's rule */
     int n = 0;
     for (; n < max && (uint32_t)n < avail; n++) {
-        uint32_t slot = (cons + (uint32_t)n) & (ep->geo.report_slots - 1);
+        uint32_t slot = otto_ring_slot(cons + (uint32_t)n, ep->geo.report_slots);
         const struct otto_report *r = &ep->reports[slot];
         out[n] = (struct an2_report){.cookie = r->cookie, .length = r->length, .vc = r->vc,
                                      .kind = r->kind, .status = r->status, .uu = r->uu};
     }
     if (n > 0) {
         ep->report_cons = cons + (uint32_t)n;
-        /* release: we have copied the slots out before handing them back */
-        atomic_store_explicit(A32(&ep->hdr->report.cons), ep->report_cons,
-                              memory_order_release);
-        /* seq_cst: the Dekker pair with a controller that a full ring held back (otto_hw.h):
-         * our cons store is visible before we read its request, or it sees the freed slots */
-        atomic_thread_fence(memory_order_seq_cst);
-        /* relaxed: ordered by the fence above */
-        if (atomic_load_explicit(A32(&ep->hdr->controller_wants_reports), memory_order_relaxed))
+        otto_ring_publish(&ep->hdr->report.cons, ep->report_cons);
+        /* the report-slots handshake with a controller that a full ring held back: our cons
+         * before our read of its request, or it sees the freed slots */
+        otto_handshake_fence();
+        if (otto_shared_get(&ep->hdr->controller_wants_reports))
             ring_doorbell(ep);
     }
     return n;
@@ -160,38 +143,32 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max)
 
 void an2_yield(an2_ep *ep, bool rx_only)
 {
-    /* relaxed, all three: a hint the controller reads without trusting (otto_hw.h) */
-    atomic_store_explicit(A32(&ep->hdr->host_polls_cpu), (uint32_t)sched_getcpu(),
-                          memory_order_relaxed);
-    atomic_store_explicit(A32(&ep->hdr->host_polls_for), rx_only ? OTTO_POLLS_RX : OTTO_POLLS_ANY,
-                          memory_order_relaxed);
-    atomic_store_explicit(A64(&ep->hdr->host_polls_until_ns),
-                          an2_now_ns() + POLL_LEASE_NS, memory_order_relaxed);
+    /* a hint the controller reads without trusting (otto_hw.h) */
+    otto_shared_set(&ep->hdr->host_polls_cpu, (uint32_t)sched_getcpu());
+    otto_shared_set(&ep->hdr->host_polls_for, rx_only ? OTTO_POLLS_RX : OTTO_POLLS_ANY);
+    otto_shared_set64(&ep->hdr->host_polls_until_ns, an2_now_ns() + POLL_LEASE_NS);
     sched_yield();
 }
 
 void an2_yield_end(an2_ep *ep)
 {
-    /* relaxed: a hint; a controller that still sees the lease keeps the CPU 50 us at most */
-    atomic_store_explicit(A64(&ep->hdr->host_polls_until_ns), 0,
-                          memory_order_relaxed);
+    /* a controller that still sees the lease keeps the CPU 50 us at most */
+    otto_shared_set64(&ep->hdr->host_polls_until_ns, 0);
 }
 
 int an2_sleep_prepare(an2_ep *ep)
 {
-    /* relaxed + seq_cst fence: our request must be visible before we look at the ring once
-     * more (the controller fences between publishing a report and reading the request) */
-    atomic_store_explicit(A32(&ep->hdr->host_wants_irq), 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst);
-    /* acquire: pairs with the controller's release of prod */
-    uint32_t prod = atomic_load_explicit(A32(&ep->hdr->report.prod), memory_order_acquire);
-    return (int)(prod - ep->report_cons);
+    /* the interrupt handshake: our request before we look at the ring once more (the
+     * controller fences between publishing a report and reading the request) */
+    otto_shared_set(&ep->hdr->host_wants_irq, 1);
+    otto_handshake_fence();
+    return (int)otto_ring_used(otto_ring_peek(&ep->hdr->report.prod), ep->report_cons);
 }
 
 void an2_sleep_finish(an2_ep *ep)
 {
-    /* relaxed: only a hint to the controller; a stale 1 costs one spurious interrupt */
-    atomic_store_explicit(A32(&ep->hdr->host_wants_irq), 0, memory_order_relaxed);
+    /* a stale 1 costs one spurious interrupt */
+    otto_shared_set(&ep->hdr->host_wants_irq, 0);
     uint64_t count;
     ssize_t n = read(ep->irq_fd, &count, sizeof count); /* EAGAIN: no interrupt came */
     (void)n;
@@ -247,11 +224,10 @@ static int wait_reports(an2_ep *ep, struct an2_report *out, int max, int timeout
         }
         /* Sleep (otto_hw.h's interrupt protocol). The count is read before asking, so an
          * interrupt raised after our last look changes it and the futex does not sleep. */
-        /* acquire: pairs with the driver's release increment */
-        uint32_t seen = atomic_load_explicit(A32(&ep->hdr->irq_count), memory_order_acquire);
-        /* relaxed + seq_cst fence: our store must be seen before our recheck of the ring */
-        atomic_store_explicit(A32(&ep->hdr->host_wants_irq), 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst);
+        uint32_t seen = otto_shared_count_get(&ep->hdr->irq_count);
+        /* the interrupt handshake: our request before our recheck of the ring */
+        otto_shared_set(&ep->hdr->host_wants_irq, 1);
+        otto_handshake_fence();
         n = an2_poll(ep, out, max);
         bool woken = false;
         if (n == 0) {

@@ -8,6 +8,7 @@
 #include "an2.h"
 #include "an2_ctl_proto.h"
 #include "otto_hw.h"
+#include "otto_ring.h"
 
 struct an2_done {
     int status;

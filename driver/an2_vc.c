@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +42,9 @@ void an2_note_vc_answer(an2_ep *ep, const struct an2_ctl_reply *r)
         an2_addr_format(d.info.addr, sizeof d.info.addr, r->itf, r->vpi, r->vci);
         if (d.status == 0) {
             ep->vcs[r->vc] = d.info;
-            /* relaxed: we are the ring's producer; the controller may have reset it at bind,
-             * before an2d answered (the socket round trip orders that) */
-            ep->rx_prod[r->vc] = atomic_load_explicit(
-                (_Atomic uint32_t *)&ep->rx_index[r->vc].prod, memory_order_relaxed);
+            /* we are the ring's producer; the controller may have reset it at bind, before
+             * an2d answered (the socket round trip orders that) */
+            ep->rx_prod[r->vc] = otto_shared_get(&ep->rx_index[r->vc].prod);
         }
     } else if (r->detail[0]) {
         an2_set_detail(r->detail);

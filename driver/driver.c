@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <linux/futex.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,9 +143,9 @@ void an2_driver_interrupt(void *ctx, uint32_t portion_id)
     if (portion_id >= drv->limits.max_clients || !drv->clients[portion_id].base)
         return;
     struct otto_portion_hdr *hdr = drv->clients[portion_id].base;
-    /* release: the reports published before the interrupt are visible to a task that
-     * acquires the new irq_count (the futex wake itself also orders, this documents it) */
-    atomic_fetch_add_explicit((_Atomic uint32_t *)&hdr->irq_count, 1, memory_order_release);
+    /* the reports published before the interrupt are visible to a task that reads the new
+     * count (the futex wake itself also orders; this documents it) */
+    otto_shared_count(&hdr->irq_count);
     /* for a task sleeping in poll() with other descriptors (an2_irq_fd); before the futex
      * wake, so that a futex sleeper that drains the descriptor after waking finds it set */
     uint64_t one = 1;

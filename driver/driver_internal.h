@@ -10,6 +10,7 @@
 #include "an2_ctl_proto.h"
 #include "driver.h"
 #include "otto_hw.h"
+#include "otto_ring.h"
 
 #define AN2_LINK_ITF 0   /* the interface number shown in VC addresses */
 #define AN2_LINK_VPI 0   /* every VC of the host link is on VPI 0 */

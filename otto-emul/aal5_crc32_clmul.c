@@ -1,4 +1,5 @@
 /* aal5_crc32_clmul.c — CRC-32/BZIP2 by carry-less multiply folding (PCLMULQDQ), x86-64 only. */
+#include <stdatomic.h>
 #include "aal5_crc32.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -41,13 +42,13 @@ CLMUL_TARGET static uint32_t crc_clmul(uint32_t reg, const uint8_t *p, size_t le
 bool aal5_crc32_clmul_available(void)
 {
     /* relaxed: every thread computes the same answer; a race only repeats the question */
-    static int cached = -1;
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    static _Atomic int cached = -1;
+    int ok = atomic_load_explicit(&cached, memory_order_relaxed);
     if (ok < 0) {
         __builtin_cpu_init();
         ok = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1") &&
              __builtin_cpu_supports("ssse3");
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
+        atomic_store_explicit(&cached, ok, memory_order_relaxed);
     }
     return ok;
 }

@@ -1,5 +1,6 @@
 /* aal5_crc32_vpclmul.c — CRC-32/BZIP2 folding four 128-bit lanes at a time (AVX-512
  * VPCLMULQDQ), optionally storing the bytes it reads: the receive path's copy and CRC fused. */
+#include <stdatomic.h>
 #include "aal5_crc32.h"
 
 #include <string.h>
@@ -85,14 +86,14 @@ VPCLMUL_TARGET static uint32_t crc_vpclmul(uint32_t reg, uint8_t *dst, const uin
 bool aal5_crc32_vpclmul_available(void)
 {
     /* relaxed: every thread computes the same answer; a race only repeats the question */
-    static int cached = -1;
-    int ok = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    static _Atomic int cached = -1;
+    int ok = atomic_load_explicit(&cached, memory_order_relaxed);
     if (ok < 0) {
         __builtin_cpu_init();
         ok = aal5_crc32_clmul_available() && __builtin_cpu_supports("avx512f") &&
              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
              __builtin_cpu_supports("vpclmulqdq");
-        __atomic_store_n(&cached, ok, __ATOMIC_RELAXED);
+        atomic_store_explicit(&cached, ok, memory_order_relaxed);
     }
     return ok;
 }

@@ -124,10 +124,10 @@ int otto_attach(struct otto *o, uint32_t portion_id, void *base, size_t size)
     /* Our counters start where the (freshly formatted) portion says and are private from
      * now on. relaxed: these words are the controller's to write; a host that scribbled on
      * them only misplaces its own rings, and the ring checks contain that. */
-    p->tx_cons = __atomic_load_n(&p->hdr->tx.cons, __ATOMIC_RELAXED);
-    p->report_prod = __atomic_load_n(&p->hdr->report.prod, __ATOMIC_RELAXED);
+    p->tx_cons = otto_shared_get(&p->hdr->tx.cons);
+    p->report_prod = otto_shared_get(&p->hdr->report.prod);
     for (uint32_t i = 0; i < geo.max_vcs; i++)
-        p->vcs[i].rx_cons = __atomic_load_n(&p->rx_index[i].cons, __ATOMIC_RELAXED);
+        p->vcs[i].rx_cons = otto_shared_get(&p->rx_index[i].cons);
     if (vc_map_put(&o->portion_map, portion_id, p))
         goto nomem;
     p->list_index = o->nportions;
@@ -175,8 +175,8 @@ void otto_orphan(struct otto *o, uint32_t portion_id)
         return;
     p->orphan = true;
     p->irq_pending = false;
-    /* relaxed: only this thread reads cons from now on (otto_report_reserve) */
-    __atomic_store_n(&p->hdr->report.cons, p->report_prod, __ATOMIC_RELAXED);
+    /* only this thread reads cons from now on (otto_report_reserve): no order needed */
+    otto_shared_set(&p->hdr->report.cons, p->report_prod);
 }
 
 bool otto_vc_tx_busy(const struct otto *o, uint32_t portion_id, uint16_t local_vc)
@@ -187,8 +187,8 @@ bool otto_vc_tx_busy(const struct otto *o, uint32_t portion_id, uint16_t local_v
     const struct otto_vc *v = &p->vcs[local_vc];
     if (!v->bound)
         return false;
-    /* relaxed: a hint; descriptors published later are seen at a later check */
-    uint32_t untaken = __atomic_load_n(&p->hdr->tx.prod, __ATOMIC_RELAXED) - p->tx_cons;
+    /* a hint: descriptors published later are seen at a later check */
+    uint32_t untaken = otto_ring_used(otto_shared_get(&p->hdr->tx.prod), p->tx_cons);
     return v->cur != OTTO_NIL || v->q_head != OTTO_NIL ||
            (untaken != 0 && untaken <= p->geo.tx_slots);
 }
@@ -241,8 +241,8 @@ int otto_vc_unbind(struct otto *o, uint32_t portion_id, uint16_t local_vc)
         return rc;
     vc_release(o, v, true);
     struct otto_portion *p = v->portion;
-    /* acquire: the descriptors posted so far are drained (reported ABORTED) in otto_poll */
-    v->drain_until = __atomic_load_n(&p->rx_index[v->index].prod, __ATOMIC_ACQUIRE);
+    /* the descriptors posted so far are drained (reported ABORTED) in otto_poll */
+    v->drain_until = otto_ring_peek(&p->rx_index[v->index].prod);
     if (v->drain_until - v->rx_cons > p->geo.rx_slots)
         v->drain_until = v->rx_cons; /* garbage prod: nothing sensible to give back */
     v->draining = v->drain_until != v->rx_cons;
@@ -349,9 +349,7 @@ uint64_t otto_next_deadline(const struct otto *o)
 void otto_set_asleep(struct otto *o, bool asleep)
 {
     for (uint32_t i = 0; i < o->nportions; i++)
-        /* relaxed: the seq_cst fence below orders it before our last doorbell scan */
-        __atomic_store_n(&o->portions[i]->hdr->controller_asleep, asleep ? 1u : 0u,
-                         __ATOMIC_RELAXED);
-    /* seq_cst: the Dekker pair with the host's doorbell (see otto_hw.h) */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        otto_shared_set(&o->portions[i]->hdr->controller_asleep, asleep ? 1u : 0u);
+    /* the doorbell handshake: our flag before our last doorbell scan */
+    otto_handshake_fence();
 }

@@ -74,8 +74,10 @@
  * seq_cst fence, checks the report ring once more, then futex-waits on irq_count. After
  * publishing a report the controller issues a seq_cst fence and reads host_wants_irq: if it is
  * 1 it raises the emulated interrupt, on which the driver increments irq_count (release) and
- * futex-wakes it. The host clears host_wants_irq when it is awake again. These two Dekker
- * pairs are why the fences are seq_cst; every other access is acquire/release.
+ * futex-wakes it. The host clears host_wants_irq when it is awake again. These Dekker pairs
+ * (with the report-slots one above) are why the fences are seq_cst; ring indices are
+ * acquire/release, hints and flags relaxed. otto_ring.h is the one way both sides touch
+ * these words, each accessor with its memory order.
  *
  * Polling hint (host -> controller): a host that waits by polling and yielding its CPU
  * publishes, before each yield, the CPU it runs on (host_polls_cpu), what it waits for

@@ -11,6 +11,7 @@
 #include "fault_inject.h"
 #include "link_pacer.h"
 #include "otto.h"
+#include "otto_ring.h"
 #include "vc_map.h"
 
 #define OTTO_NIL 0xFFFFFFFFu

@@ -5,10 +5,8 @@
 /* Slots the host has not consumed yet; more than the ring when the host wrote garbage. */
 static uint32_t reports_unconsumed(const struct otto_portion *p)
 {
-    /* acquire: pairs with the host's release of cons after it copied the slots out, so our
-     * next write into a freed slot cannot overtake its read */
-    uint32_t cons = __atomic_load_n(&p->hdr->report.cons, __ATOMIC_ACQUIRE);
-    return p->report_prod - cons;
+    /* the host has copied out what its cons covers: our next write cannot overtake its read */
+    return otto_ring_used(p->report_prod, otto_ring_peek(&p->hdr->report.cons));
 }
 
 /* Whether one more report fits while `limit` slots may be used (reservations included). A
@@ -21,18 +19,18 @@ static bool report_room(struct otto_portion *p, uint32_t limit)
         if (used <= p->geo.report_slots && used + p->reserved + 1 <= limit) {
             if (p->wants_reports) {
                 p->wants_reports = false;
-                /* relaxed: a stale 1 seen by the host costs one needless doorbell */
-                __atomic_store_n(&p->hdr->controller_wants_reports, 0u, __ATOMIC_RELAXED);
+                /* a stale 1 seen by the host costs one needless doorbell */
+                otto_shared_set(&p->hdr->controller_wants_reports, 0);
             }
             return true;
         }
         if (p->wants_reports)
             return false; /* asked already: the host rings when it frees slots */
         p->wants_reports = true;
-        /* relaxed + seq_cst fence: the request is visible before we read cons again; the
-         * host stores cons, fences, then reads the request */
-        __atomic_store_n(&p->hdr->controller_wants_reports, 1u, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        /* the report-slots handshake: the request before we read cons again; the host
+         * stores cons, fences, then reads the request */
+        otto_shared_set(&p->hdr->controller_wants_reports, 1);
+        otto_handshake_fence();
     }
     return false;
 }
@@ -52,16 +50,14 @@ void otto_report_unreserve(struct otto_portion *p)
 
 static void publish(struct otto_portion *p, const struct otto_report *r)
 {
-    struct otto_report *slot = &p->reports[p->report_prod & (p->geo.report_slots - 1)];
+    struct otto_report *slot = &p->reports[otto_ring_slot(p->report_prod, p->geo.report_slots)];
     *slot = *r;
     p->report_prod++;
     if (r->kind != OTTO_REPORT_TX)
         p->rx_report_prod = p->report_prod;
-    /* release: the report's contents are visible before the host sees prod move */
-    __atomic_store_n(&p->hdr->report.prod, p->report_prod, __ATOMIC_RELEASE);
-    if (p->orphan)
-        /* relaxed: nobody reads the slots; we only read cons back, in this thread */
-        __atomic_store_n(&p->hdr->report.cons, p->report_prod, __ATOMIC_RELAXED);
+    otto_ring_publish(&p->hdr->report.prod, p->report_prod);
+    if (p->orphan) /* nobody reads the slots; only we read cons back, in this thread */
+        otto_shared_set(&p->hdr->report.cons, p->report_prod);
     else
         p->irq_pending = true;
 }
@@ -85,11 +81,10 @@ void otto_irq_check(struct otto *o, struct otto_portion *p)
     if (!p->irq_pending)
         return;
     p->irq_pending = false;
-    /* seq_cst: the Dekker pair with the host (it stores host_wants_irq, fences, rereads the
-     * report ring; we published prod, fence, read host_wants_irq): one of us sees the other */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    /* relaxed: ordered after our prod store by the fence above */
-    if (__atomic_load_n(&p->hdr->host_wants_irq, __ATOMIC_RELAXED) && o->cfg.interrupt)
+    /* the interrupt handshake: the host stores host_wants_irq, fences, rereads the report
+     * ring; we published prod, fence, read host_wants_irq: one of us sees the other */
+    otto_handshake_fence();
+    if (otto_shared_get(&p->hdr->host_wants_irq) && o->cfg.interrupt)
         o->cfg.interrupt(o->cfg.interrupt_ctx, p->id);
 }
 
@@ -97,14 +92,13 @@ void otto_irq_check(struct otto *o, struct otto_portion *p)
  * it waits for are unconsumed (it has work), 1 if it polls there for nothing published yet. */
 static int host_polls_on(const struct otto_portion *p, uint32_t cpu, uint64_t now_ns)
 {
-    /* relaxed, all of them: a hint, torn or stale at worst (otto_hw.h); a stale cons only
-     * makes us yield once more */
-    uint64_t until = __atomic_load_n(&p->hdr->host_polls_until_ns, __ATOMIC_RELAXED);
+    /* a hint, torn or stale at worst (otto_hw.h); a stale cons only makes us yield once more */
+    uint64_t until = otto_shared_get64(&p->hdr->host_polls_until_ns);
     if (p->orphan || now_ns >= until || until - now_ns > OTTO_POLL_LEASE_MAX_NS ||
-        __atomic_load_n(&p->hdr->host_polls_cpu, __ATOMIC_RELAXED) != cpu)
+        otto_shared_get(&p->hdr->host_polls_cpu) != cpu)
         return -1;
-    bool rx_only = __atomic_load_n(&p->hdr->host_polls_for, __ATOMIC_RELAXED) == OTTO_POLLS_RX;
-    uint32_t cons = __atomic_load_n(&p->hdr->report.cons, __ATOMIC_RELAXED);
+    bool rx_only = otto_shared_get(&p->hdr->host_polls_for) == OTTO_POLLS_RX;
+    uint32_t cons = otto_shared_get(&p->hdr->report.cons);
     return (int32_t)((rx_only ? p->rx_report_prod : p->report_prod) - cons) > 0 ? 0 : 1;
 }
 

@@ -16,16 +16,12 @@ static bool take_rx_desc(struct otto_vc *v, struct otto_rx_desc *d)
 {
     struct otto_portion *p = v->portion;
     struct otto_ring_index *idx = &p->rx_index[v->index];
-    /* acquire: pairs with the host's release of prod, so the descriptor is filled */
-    uint32_t prod = __atomic_load_n(&idx->prod, __ATOMIC_ACQUIRE);
-    uint32_t avail = prod - v->rx_cons;
+    uint32_t avail = otto_ring_used(otto_ring_peek(&idx->prod), v->rx_cons);
     if (avail == 0 || avail > p->geo.rx_slots || !otto_report_reserve(p))
         return false;
     const struct otto_rx_desc *ring = p->rx_ring + (size_t)v->index * p->geo.rx_slots;
-    otto_copy_in(d, &ring[v->rx_cons & (p->geo.rx_slots - 1)], sizeof *d);
-    v->rx_cons++;
-    /* release: our copy is complete before the host may reuse the slot */
-    __atomic_store_n(&idx->cons, v->rx_cons, __ATOMIC_RELEASE);
+    otto_copy_in(d, &ring[otto_ring_slot(v->rx_cons, p->geo.rx_slots)], sizeof *d);
+    otto_ring_publish(&idx->cons, ++v->rx_cons);
     return true;
 }
 
@@ -155,10 +151,8 @@ bool otto_rx_drain(struct otto_vc *v)
     const struct otto_rx_desc *ring = p->rx_ring + (size_t)v->index * p->geo.rx_slots;
     while (v->rx_cons != v->drain_until && otto_report_reserve(p)) {
         struct otto_rx_desc d;
-        otto_copy_in(&d, &ring[v->rx_cons & (p->geo.rx_slots - 1)], sizeof d);
-        v->rx_cons++;
-        /* release: as in take_rx_desc */
-        __atomic_store_n(&idx->cons, v->rx_cons, __ATOMIC_RELEASE);
+        otto_copy_in(&d, &ring[otto_ring_slot(v->rx_cons, p->geo.rx_slots)], sizeof d);
+        otto_ring_publish(&idx->cons, ++v->rx_cons);
         v->c.aborted++;
         report_rx(p, v, d.cookie, 0, OTTO_STATUS_ABORTED, 0, 0);
     }

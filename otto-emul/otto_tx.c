@@ -50,16 +50,14 @@ static void report_tx(struct otto_portion *p, const struct otto_tx_desc *d, uint
  * queue pool allow. Each descriptor is copied once and the copy validated. */
 bool otto_tx_take(struct otto *o, struct otto_portion *p)
 {
-    /* acquire: pairs with the host's release of prod, so the slots are filled when read */
-    uint32_t prod = __atomic_load_n(&p->hdr->tx.prod, __ATOMIC_ACQUIRE);
-    uint32_t avail = prod - p->tx_cons;
+    uint32_t avail = otto_ring_used(otto_ring_peek(&p->hdr->tx.prod), p->tx_cons);
     if (avail == 0 || avail > p->geo.tx_slots)
         return false; /* nothing, or a prod no ring can have: ignored until it makes sense */
     uint32_t taken = 0;
     while (taken < avail && p->free_head != OTTO_NIL && otto_report_reserve(p)) {
         uint32_t item = p->free_head;
         struct otto_tx_desc *d = &p->pool[item].d;
-        otto_copy_in(d, &p->tx_ring[p->tx_cons & (p->geo.tx_slots - 1)], sizeof *d);
+        otto_copy_in(d, &p->tx_ring[otto_ring_slot(p->tx_cons, p->geo.tx_slots)], sizeof *d);
         p->tx_cons++;
         taken++;
 
@@ -84,8 +82,7 @@ bool otto_tx_take(struct otto *o, struct otto_portion *p)
         v->q_tail = item;
         tx_list_add(o, v);
     }
-    /* release: our copies of the slots are complete before the host may refill them */
-    __atomic_store_n(&p->hdr->tx.cons, p->tx_cons, __ATOMIC_RELEASE);
+    otto_ring_publish(&p->hdr->tx.cons, p->tx_cons);
     return taken > 0;
 }
 

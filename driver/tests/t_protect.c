@@ -1,7 +1,6 @@
 /* t_protect.c — a task writes bad descriptors straight into its real mapping (bypassing the
  * library's checks): every one earns a PROTECTION report, its peer's buffers are untouched,
  * and a good PDU afterwards still arrives intact. */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,15 +8,13 @@
 #include "an2_internal.h"
 #include "an2_pair.h"
 
-#define A32(p) ((_Atomic uint32_t *)(p))
-
 /* The library's doorbell, repeated here (otto_hw.h): release publishes the descriptor, the
  * seq_cst fence orders our doorbell against our read of controller_asleep (relaxed after it). */
 static void doorbell(an2_ep *ep)
 {
-    atomic_fetch_add_explicit(A32(&ep->hdr->doorbell), 1, memory_order_release);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(A32(&ep->hdr->controller_asleep), memory_order_relaxed)) {
+    otto_shared_count(&ep->hdr->doorbell);
+    otto_handshake_fence();
+    if (otto_shared_get(&ep->hdr->controller_asleep)) {
         uint64_t one = 1;
         if (write(ep->kick_fd, &one, sizeof one) < 0)
             FAIL("kick");
@@ -27,20 +24,18 @@ static void doorbell(an2_ep *ep)
 static void raw_tx(an2_ep *ep, const struct otto_tx_desc *d)
 {
     uint32_t prod = ep->tx_prod;
-    ep->tx[prod & (ep->geo.tx_slots - 1)] = *d;
+    ep->tx[otto_ring_slot(prod, ep->geo.tx_slots)] = *d;
     ep->tx_prod = prod + 1;
-    /* release: the descriptor is written before the controller can see prod cover it */
-    atomic_store_explicit(A32(&ep->hdr->tx.prod), prod + 1, memory_order_release);
+    otto_ring_publish(&ep->hdr->tx.prod, prod + 1);
     doorbell(ep);
 }
 
 static void raw_rx(an2_ep *ep, uint16_t vc, const struct otto_rx_desc *d)
 {
     uint32_t prod = ep->rx_prod[vc];
-    ep->rx[(size_t)vc * ep->geo.rx_slots + (prod & (ep->geo.rx_slots - 1))] = *d;
+    ep->rx[(size_t)vc * ep->geo.rx_slots + otto_ring_slot(prod, ep->geo.rx_slots)] = *d;
     ep->rx_prod[vc] = prod + 1;
-    /* release: as for the transmit ring */
-    atomic_store_explicit(A32(&ep->rx_index[vc].prod), prod + 1, memory_order_release);
+    otto_ring_publish(&ep->rx_index[vc].prod, prod + 1);
     doorbell(ep);
 }
 

@@ -3,7 +3,6 @@
  * awake, and the controller's interrupt wakes the receiver through the driver: irq_count
  * moves and the PDU arrives. */
 #include <poll.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,15 +23,12 @@ int main(void)
     an2_pair_setup(&p, NULL);
     an2_ep *ep = p.ep;
     uint16_t vc = p.vc.vc;
-    _Atomic uint32_t *irq = (_Atomic uint32_t *)&ep->hdr->irq_count;
-    _Atomic uint32_t *asleep = (_Atomic uint32_t *)&ep->hdr->controller_asleep;
     for (int round = 0; round < 3; round++) {
         if (!p.parent) {
             struct an2_frag f = {0, 4096};
             if (an2_post_recv(ep, vc, &f, 1, 1) != 0)
                 FAIL("post");
-            /* relaxed: a test reading a counter, ordered by the report it waits for */
-            uint32_t before = atomic_load_explicit(irq, memory_order_relaxed);
+            uint32_t before = otto_shared_count_get(&ep->hdr->irq_count);
             an2_pair_signal(&p, 'r');
             struct an2_report r;
             int n;
@@ -52,8 +48,7 @@ int main(void)
             }
             if (n != 1 || r.kind != AN2_REPORT_RX || r.status != AN2_STATUS_OK || r.length != 1000)
                 FAIL("round %d: no good PDU after sleeping (n %d)", round, n);
-            /* relaxed: the report we just read came after the increment (futex wake) */
-            uint32_t after = atomic_load_explicit(irq, memory_order_relaxed);
+            uint32_t after = otto_shared_count_get(&ep->hdr->irq_count);
             if (after == before)
                 FAIL("round %d: woken without an interrupt (irq_count %u)", round, after);
             continue;
@@ -61,8 +56,7 @@ int main(void)
         an2_pair_await(&p);
         /* wait until an2d has fallen asleep (it idles a few ms first) */
         double t0 = now_ms();
-        /* relaxed: we only watch the flag change; nothing else is read through it */
-        while (!atomic_load_explicit(asleep, memory_order_relaxed)) {
+        while (!otto_shared_get(&ep->hdr->controller_asleep)) { /* only watched */
             if (now_ms() - t0 > 5000)
                 FAIL("an2d never fell asleep");
             usleep(1000);

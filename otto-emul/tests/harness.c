@@ -1,5 +1,6 @@
 /* harness.c — the host side of a portion for otto-emul's tests. */
 #include "harness.h"
+#include "otto_ring.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,18 +47,17 @@ bool host_canaries_intact(const struct host *h)
 
 static void doorbell(struct host *h)
 {
-    __atomic_fetch_add(&h->hdr->doorbell, 1, __ATOMIC_RELEASE); /* after prod, as asked */
+    otto_shared_count(&h->hdr->doorbell); /* after prod, as asked */
 }
 
 bool host_send_raw(struct host *h, const struct otto_tx_desc *d)
 {
     uint32_t prod = h->hdr->tx.prod;
-    uint32_t cons = __atomic_load_n(&h->hdr->tx.cons, __ATOMIC_ACQUIRE); /* slot handed back */
-    if (prod - cons >= h->geo.tx_slots)
+    if (otto_ring_used(prod, otto_ring_peek(&h->hdr->tx.cons)) >= h->geo.tx_slots)
         return false;
     struct otto_tx_desc *ring = (struct otto_tx_desc *)(h->base + h->geo.tx_ring_off);
-    ring[prod & (h->geo.tx_slots - 1)] = *d;
-    __atomic_store_n(&h->hdr->tx.prod, prod + 1, __ATOMIC_RELEASE); /* slot filled first */
+    ring[otto_ring_slot(prod, h->geo.tx_slots)] = *d;
+    otto_ring_publish(&h->hdr->tx.prod, prod + 1);
     doorbell(h);
     return true;
 }
@@ -74,13 +74,12 @@ bool host_post_rx_raw(struct host *h, uint16_t vc, const struct otto_rx_desc *d)
 {
     struct otto_ring_index *ix = (struct otto_ring_index *)(h->base + h->geo.rx_index_off) + vc;
     uint32_t prod = ix->prod;
-    uint32_t cons = __atomic_load_n(&ix->cons, __ATOMIC_ACQUIRE); /* slot handed back */
-    if (prod - cons >= h->geo.rx_slots)
+    if (otto_ring_used(prod, otto_ring_peek(&ix->cons)) >= h->geo.rx_slots)
         return false;
     struct otto_rx_desc *ring =
         (struct otto_rx_desc *)(h->base + h->geo.rx_ring_off) + (size_t)vc * h->geo.rx_slots;
-    ring[prod & (h->geo.rx_slots - 1)] = *d;
-    __atomic_store_n(&ix->prod, prod + 1, __ATOMIC_RELEASE); /* slot filled first */
+    ring[otto_ring_slot(prod, h->geo.rx_slots)] = *d;
+    otto_ring_publish(&ix->prod, prod + 1);
     doorbell(h);
     return true;
 }
@@ -95,13 +94,11 @@ bool host_post_rx(struct host *h, uint16_t vc, uint64_t cookie, const struct ott
 
 bool host_report(struct host *h, struct otto_report *out)
 {
-    uint32_t prod = __atomic_load_n(&h->hdr->report.prod, __ATOMIC_ACQUIRE); /* filled */
-    if (prod == h->report_cons)
+    if (otto_ring_peek(&h->hdr->report.prod) == h->report_cons)
         return false;
     struct otto_report *ring = (struct otto_report *)(h->base + h->geo.report_ring_off);
-    *out = ring[h->report_cons & (h->geo.report_slots - 1)];
-    h->report_cons++;
-    __atomic_store_n(&h->hdr->report.cons, h->report_cons, __ATOMIC_RELEASE); /* copied out */
+    *out = ring[otto_ring_slot(h->report_cons, h->geo.report_slots)];
+    otto_ring_publish(&h->hdr->report.cons, ++h->report_cons);
     return true;
 }
 
