@@ -358,56 +358,46 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
         return;
     }
     release_eventfds(drv, c); /* those of an earlier OPEN that was refused */
+    int err, memfd = -1;
+    void *base = MAP_FAILED;
+    const char *what;
     int kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     struct epoll_event ev = {.events = EPOLLIN,
                              .data.u64 = AN2_DRIVER_EPOLL_BASE + 2 * (uint64_t)slot + 1};
     if (kick_fd < 0 || epoll_ctl(drv->epoll_fd, EPOLL_CTL_ADD, kick_fd, &ev) != 0) {
-        int e = errno;
+        err = errno;
         if (kick_fd >= 0)
             close(kick_fd);
-        refuse_open(c, e, "kick eventfd: %s", strerror(e));
+        refuse_open(c, err, "kick eventfd: %s", strerror(err));
         return;
     }
     c->kick_fd = kick_fd; /* given back by drv_drop_client, whatever happens next */
     c->irq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (c->irq_fd < 0) {
-        refuse_open(c, errno, "interrupt eventfd: %s", strerror(errno));
-        return;
-    }
-    int memfd = memfd_create("an2-portion", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (memfd < 0) {
-        refuse_open(c, errno, "memfd_create: %s", strerror(errno));
-        return;
-    }
-    void *base = MAP_FAILED;
+    what = "interrupt eventfd";
+    if (c->irq_fd < 0)
+        goto fail_errno;
+    what = "memfd_create";
+    memfd = memfd_create("an2-portion", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (memfd < 0)
+        goto fail_errno;
     /* Sealed so that the task cannot shrink the object under an2d's mapping (SIGBUS). */
+    what = "sizing, sealing or mapping the memfd";
     if (ftruncate(memfd, (off_t)geo.portion_size) != 0 ||
         fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
         (base = mmap(NULL, geo.portion_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0)) ==
-            MAP_FAILED) {
-        int e = errno;
-        close(memfd);
-        refuse_open(c, e, "portion of %llu bytes: %s", (unsigned long long)geo.portion_size,
-                    strerror(e));
-        return;
-    }
+            MAP_FAILED)
+        goto fail_errno;
+    what = "VC table";
+    err = ENOMEM;
     c->vcs = calloc(pp.max_vcs, sizeof *c->vcs);
-    if (!c->vcs) {
-        munmap(base, geo.portion_size);
-        close(memfd);
-        refuse_open(c, ENOMEM, "out of memory");
-        return;
-    }
+    if (!c->vcs)
+        goto fail;
     otto_portion_format(base, &geo);
     rc = otto_attach(drv->otto, slot, base, geo.portion_size);
-    if (rc != 0) {
-        free(c->vcs);
-        c->vcs = NULL;
-        munmap(base, geo.portion_size);
-        close(memfd);
-        refuse_open(c, -rc, "controller refused the portion: %s", strerror(-rc));
-        return;
-    }
+    what = "controller refused the portion";
+    err = -rc;
+    if (rc != 0)
+        goto fail;
     c->base = base;
     c->size = geo.portion_size;
     c->buf_size = geo.buf_size;
@@ -423,6 +413,18 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
     close(memfd); /* an2d keeps only its mapping */
     an2d_log("endpoint %u opened by pid %d: %u VCs, buffer area %llu bytes", c->endpoint_id,
              (int)c->pid, c->max_vcs, (unsigned long long)c->buf_size);
+    return;
+fail_errno:
+    err = errno;
+fail:
+    free(c->vcs);
+    c->vcs = NULL;
+    if (base != MAP_FAILED)
+        munmap(base, geo.portion_size);
+    if (memfd >= 0)
+        close(memfd);
+    refuse_open(c, err, "%s (portion of %llu bytes): %s", what,
+                (unsigned long long)geo.portion_size, strerror(err));
 }
 
 static void handle_request(struct an2_driver *drv, uint32_t slot, const struct an2_ctl_req *q)

@@ -76,51 +76,31 @@ static long pending_find(const struct an2_driver *drv, uint32_t from_id, uint32_
     return -1;
 }
 
-/* Both ends agreed: allocate, program the switch both ways, bind, answer both. */
+/* Both ends agreed: allocate, program the switch both ways, bind, answer both. A step that
+ * fails undoes the steps before it, in reverse. */
 static void vc_connect(struct an2_driver *drv, uint32_t sa, uint32_t sb)
 {
     struct drv_client *a = &drv->clients[sa], *b = &drv->clients[sb];
     int va = free_vc_index(a), vb = free_vc_index(b);
-    int ca = vci_alloc(drv), cb = ca < 0 ? ca : vci_alloc(drv);
-    int err = 0;
-    const char *what = "";
-    if (va < 0 || vb < 0) {
-        err = -ENOSPC;
-        what = "no free local VC index";
-    } else if (ca < 0 || cb < 0) {
-        err = -ENOSPC;
-        what = "no free VCI on the link";
-    } else if ((err = an2_switch_route_add(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca,
-                                           AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)cb)) != 0) {
-        what = "switch route";
-    } else if ((err = an2_switch_route_add(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)cb,
-                                           AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca)) != 0) {
-        an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca);
-        what = "switch route";
-    } else if ((err = otto_vc_bind(drv->otto, sa, (uint16_t)va, AN2_LINK_VPI, (uint16_t)ca)) !=
-               0) {
-        what = "controller bind";
-    } else if ((err = otto_vc_bind(drv->otto, sb, (uint16_t)vb, AN2_LINK_VPI, (uint16_t)cb)) !=
-               0) {
-        otto_vc_unbind(drv->otto, sa, (uint16_t)va);
-        what = "controller bind";
-    }
-    if (err != 0) {
-        if (strcmp(what, "controller bind") == 0) {
-            an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca);
-            an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)cb);
-        }
-        if (ca >= 0)
-            vci_mark(drv, (uint32_t)ca, false);
-        if (cb >= 0)
-            vci_mark(drv, (uint32_t)cb, false);
-        char detail[96];
-        snprintf(detail, sizeof detail, "VC setup failed: %s: %s", what, strerror(-err));
-        an2d_log("endpoints %u and %u: %s", a->endpoint_id, b->endpoint_id, detail);
-        reply_vc(a, err, b->endpoint_id, 0, 0, detail);
-        reply_vc(b, err, a->endpoint_id, 0, 0, detail);
-        return;
-    }
+    int ca = -1, cb = -1, err = -ENOSPC;
+    const char *what = "no free local VC index";
+    if (va < 0 || vb < 0)
+        goto fail;
+    what = "no free VCI on the link";
+    if ((ca = vci_alloc(drv)) < 0 || (cb = vci_alloc(drv)) < 0)
+        goto free_vcis;
+    what = "switch route";
+    if ((err = an2_switch_route_add(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca,
+                                    AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)cb)) != 0)
+        goto free_vcis;
+    if ((err = an2_switch_route_add(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)cb,
+                                    AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca)) != 0)
+        goto del_route_a;
+    what = "controller bind";
+    if ((err = otto_vc_bind(drv->otto, sa, (uint16_t)va, AN2_LINK_VPI, (uint16_t)ca)) != 0)
+        goto del_route_b;
+    if ((err = otto_vc_bind(drv->otto, sb, (uint16_t)vb, AN2_LINK_VPI, (uint16_t)cb)) != 0)
+        goto unbind_a;
     drv->nroutes += 2;
     a->vcs[va] = (struct drv_vc){.used = true, .vci = (uint16_t)ca, .peer_id = b->endpoint_id,
                                  .peer_slot = sb, .peer_vc = (uint16_t)vb};
@@ -132,6 +112,24 @@ static void vc_connect(struct an2_driver *drv, uint32_t sa, uint32_t sb)
              a->endpoint_id, va, AN2_LINK_VPI, ca, b->endpoint_id, vb, AN2_LINK_VPI, cb);
     reply_vc(a, 0, b->endpoint_id, (uint16_t)va, (uint16_t)ca, NULL);
     reply_vc(b, 0, a->endpoint_id, (uint16_t)vb, (uint16_t)cb, NULL);
+    return;
+unbind_a:
+    otto_vc_unbind(drv->otto, sa, (uint16_t)va);
+del_route_b:
+    an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)cb);
+del_route_a:
+    an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca);
+free_vcis:
+    if (ca >= 0)
+        vci_mark(drv, (uint32_t)ca, false);
+    if (cb >= 0)
+        vci_mark(drv, (uint32_t)cb, false);
+fail:;
+    char detail[96];
+    snprintf(detail, sizeof detail, "VC setup failed: %s: %s", what, strerror(-err));
+    an2d_log("endpoints %u and %u: %s", a->endpoint_id, b->endpoint_id, detail);
+    reply_vc(a, err, b->endpoint_id, 0, 0, detail);
+    reply_vc(b, err, a->endpoint_id, 0, 0, detail);
 }
 
 void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
