@@ -52,11 +52,10 @@ nosyscall)
 	done
 	;;
 kill)
-	# the receiver sleeps at first, so the sender stalls on flow control in mid-message
-	# (1,100,000-byte messages are 17 PDUs; 16 receive buffers hold 16/17 of one, so what
-	# arrives ends in mid-message unless the receiver had taken a multiple of 17 PDUs ahead
-	# of its sleep; with 3-PDU messages that was 1 run in 3): killed then
-	FASTPATH_SLOW_START=1 "$bindir/fastpath_check" stream 100000 1100000 > out 2> err &
+	# the receiver sleeps after 20 messages, and the sender starts the next only then, so it
+	# stalls on flow control in mid-message (1,100,000-byte messages are 17 PDUs; the 16
+	# receive buffers take 16 of them): killed then, the receiver must report the lost message
+	"$bindir/fastpath_check" stall 100000 1100000 > out 2> err &
 	parent=$!
 	for i in $(seq 100); do grep -q sleeping out 2>/dev/null && break; sleep 0.1; done
 	prev=0   # stalled: the 20 messages and more went through the switch, then none for 300 ms
@@ -72,6 +71,7 @@ kill)
 	grep "AN2 fast path" err || true
 	[ "$rc" -eq 0 ] || pvm_env_fail "the receiver failed (status $rc)"
 	grep -q "0 corrupted, 0 out of order" out || pvm_env_fail "corrupted or misordered delivery"
+	grep -q "^stream: 20 of" out || pvm_env_fail "the kill did not land in message 20"
 	grep -q "recv error -14" out || pvm_env_fail "the lost message was not reported (PvmSysErr)"
 	grep -q "AN2 fast path: .* on VC 0\.0\.[0-9]* to t" err || pvm_env_fail "the vanished peer was not logged"
 	;;
