@@ -3,7 +3,8 @@
  *   mixed N SEED     child sends N messages, switching at random between the daemon route
  *                    (PvmDontRoute) and AN2, raw / in-place packing, 0..200 KB; the parent
  *                    is slow at times; every message must arrive complete, in order, intact
- *   pingpong N SIZE  N round trips of SIZE bytes (psend/precv), prints the one-way time
+ *   pingpong N SIZE  N round trips of SIZE bytes (psend/precv), prints the one-way time; a
+ *                    line (written at once) before the first and after the last
  *   hoard N SIZE     child streams N messages; the parent keeps them all, then checks them
  *   stream N SIZE    child streams N messages to the parent, which checks each one; a
  *                    receive error is printed ("recv error <code>") and the parent goes on
@@ -222,13 +223,17 @@ static int parent_pingpong(int child, int n, int size)
 	char *buf = calloc(1, (size_t)size + 1);
 	double t0 = 0;
 	for (int i = 0; i <= n; i++) {   /* round 0 sets up the route */
-		if (i == 1)
+		if (i == 1) {
+			printf("pingpong: route set up\n");
+			fflush(stdout);
 			t0 = now();
+		}
 		pvm_psend(child, TAG_DATA, buf, size, PVM_BYTE);
 		if (pvm_precv(child, TAG_DATA, buf, size, PVM_BYTE, NULL, NULL, NULL) < 0)
 			return 1;
 	}
 	printf("pingpong: %d x %d bytes: %.2f us one-way\n", n, size, (now() - t0) / n / 2 * 1e6);
+	fflush(stdout);
 	free(buf);
 	return 0;
 }
