@@ -4,7 +4,8 @@
 # them). The spread always belongs to the figures whose median is reported: with several rounds
 # the output holds the median of the rounds' figures and their range; with one round, the row
 # as it is (the median of its trials and their range). reps: the largest; runs: the number of
-# figures behind the median. Keys keep the order in which they first appear.
+# figures behind the median. Keys keep the order in which they first appear. Figures keep six
+# significant digits, so that a small positive one never prints as 0.
 # Usage: awk -F, -v OFS=, -f aggregate.awk rounds.csv
 
 function median(list, n,    i, j, v, sorted) {
@@ -37,7 +38,7 @@ END {
     }
     for (i = 1; i <= n[key]; i++) { u[i] = us[key, i]; b[i] = bw[key, i] }
     split(key, parts, SUBSEP)
-    printf "%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", parts[1], parts[2], reps[key],
+    printf "%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d\n", parts[1], parts[2], reps[key],
       median(u, n[key]), median(b, n[key]), lowest(u, n[key]), highest(u, n[key]),
       lowest(b, n[key]), highest(b, n[key]), n[key]
   }

@@ -383,7 +383,7 @@ int main(int argc, char **argv)
             }
             printf("\n");
             if (cfg.csv)
-                fprintf(cfg.csv, "%s,%u,%u,%.3f,%.3f\n", transport, r->size, r->reps,
+                fprintf(cfg.csv, "%s,%u,%u,%.6g,%.6g\n", transport, r->size, r->reps,
                         r->one_way_us, r->mbps);
             if (unpaced && r->size == 40)
                 one_cell_us = r->one_way_us;

@@ -22,12 +22,13 @@ int an2_fastpath_intercept(struct msg *m);
 void an2_fastpath_exit_notify_cancelled(int tag, int ctx, const int *tids, int count);
 /* A receive from tid (-1: any) that is to fail (PvmSysErr) because an AN2 pair failed. */
 int an2_fastpath_recv_error(int tid);
-/* lpvm_pump: whether to read the pvmd socket now (force: poll() said so); */
+/* lpvm_pump: whether to read the pvmd socket now (force: poll() found it ready); */
 int an2_fastpath_daemon_due(int force);
 /* idle: 1 = look again (spun or yielded; no sleep yet), 0 = sleep in poll() now (deadline_us
- * absolute CLOCK_MONOTONIC microseconds or -1); then woke() after poll(), busy() when
- * something arrived. */
-int an2_fastpath_idle(long long deadline_us);
+ * absolute CLOCK_MONOTONIC microseconds or -1), or with *look set: poll() without sleeping
+ * (the pvmd socket is due a look); woke() after a sleeping poll(), busy() when something
+ * arrived. */
+int an2_fastpath_idle(long long deadline_us, int *look);
 void an2_fastpath_woke(void);
 void an2_fastpath_busy(void);
 /* lpvm_pump returns: we no longer poll (withdraws the hint idle() gave the controller). */

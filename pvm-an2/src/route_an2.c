@@ -14,7 +14,7 @@
 #define SPIN_US 0                    /* idle: spin this long (3 parties share 2 cores: yield at once), */
 #define YIELD_US 3000                /* then yield up to this long, then sleep */
 #define RESLEEP_US 50                /* after a wake-up without a message: this long */
-#define DAEMON_CHECK_US 200          /* waiting: read the pvmd socket this often */
+#define DAEMON_CHECK_US 200          /* waiting: look at the pvmd socket (poll) this often */
 #define DAEMON_BUSY_US 10000         /* busy with AN2 traffic: this often */
 #define TX_DRAIN_MS 3000            /* leaving: wait this long for our transmissions */
 
@@ -472,7 +472,8 @@ int an2_route_progress(struct transport *t)
 	}
 	if (an2r->exit_notices_held)
 		an2_order_exit_notices_check();
-	if (an2r->pending_opens || an2r->check_ctl) {
+	/* (t.ready & 2: the core's poll() found an2d's socket, an2_pollfds' fds[1], ready) */
+	if (an2r->pending_opens || an2r->check_ctl || (an2r->t.ready & 2)) {
 		an2r->check_ctl = 0;
 		int cc = an2_poll_vc_answers();
 		if (cc == -ECONNRESET || cc == -EPIPE || cc == -EPROTO)
@@ -485,7 +486,6 @@ static int an2_pollfds(struct transport *t, struct pollfd *fds, int max)
 {
 	if (!an2r || an2r->gone || max < 2)
 		return 0;
-	an2r->check_ctl = 1;
 	/* held exit notices have a deadline that no descriptor announces: look every second */
 	t->poll_ms_max = an2r->exit_notices_held ? 1000 : -1;
 	fds[0] = (struct pollfd){ .fd = an2_irq_fd(an2r->ep), .events = POLLIN };
@@ -517,17 +517,16 @@ int an2_fastpath_daemon_due(int force)
 {
 	if (!an2r || an2r->gone || force || !fastpath_in_use())
 		return 1;
-	/* the pvmd socket costs a system call: while AN2 keeps us busy, look every
-	 * DAEMON_BUSY_US; once we have waited DAEMON_CHECK_US for anything, every DAEMON_CHECK_US */
-	long long now = an2_now_us(), since = now - last_daemon_us;
-	int idle = idle_since_us >= 0 && now - idle_since_us >= DAEMON_CHECK_US;
-	if (since < (idle ? DAEMON_CHECK_US : DAEMON_BUSY_US))
+	/* the pvmd socket costs a system call: while AN2 keeps us busy, read it every
+	 * DAEMON_BUSY_US (a wait looks at it with poll(): an2_fastpath_idle) */
+	long long now = an2_now_us();
+	if (now - last_daemon_us < DAEMON_BUSY_US)
 		return 0;
 	last_daemon_us = now;
 	return 1;
 }
 
-int an2_fastpath_idle(long long deadline_us)
+int an2_fastpath_idle(long long deadline_us, int *look)
 {
 	if (!an2r || an2r->gone || !fastpath_in_use())
 		return 0;
@@ -548,6 +547,15 @@ int an2_fastpath_idle(long long deadline_us)
 		 * rather than take turns with us while it has nothing for us */
 		an2_yield(an2r->ep, true);
 		hinted = 1;
+		now = an2_now_us();
+	}
+	/* waiting for a while (our peer or we descheduled, say, the yield coming back late):
+	 * the pvmd socket is due a look, by one poll() without sleeping that looks at an2d's
+	 * socket too; only what is ready is read */
+	if (now - idle_since_us >= DAEMON_CHECK_US && now - last_daemon_us >= DAEMON_CHECK_US) {
+		last_daemon_us = now;
+		*look = 1;
+		return 0;
 	}
 	return 1;
 }
@@ -564,6 +572,7 @@ void an2_fastpath_woke(void)
 	if (an2r && !an2r->gone)
 		an2_sleep_finish(an2r->ep);
 	idle_since_us = -1;
+	last_daemon_us = an2_now_us();   /* the poll() looked at the pvmd socket */
 	slept = 1;
 }
 

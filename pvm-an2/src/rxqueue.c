@@ -115,13 +115,15 @@ static long long now_ms(void)
 }
 
 /* Lets every route move what it has; returns messages delivered or < 0. */
-static int progress_all(int force_daemon)
+static int progress_all(void)
 {
 	int got = 0;
 	for (int i = 0; i < lpvm.nroutes; i++) {
-		if (lpvm.routes[i] == lpvm.daemon && !an2_fastpath_daemon_due(force_daemon))
+		struct transport *t = lpvm.routes[i];
+		if (t == lpvm.daemon && !an2_fastpath_daemon_due(t->ready != 0))
 			continue;   /* the fast path spins: read the pvmd socket only now and then */
-		int cc = lpvm.routes[i]->progress(lpvm.routes[i]);
+		int cc = t->progress(t);
+		t->ready = 0;
 		if (cc < 0)
 			return cc;
 		got += cc;
@@ -136,10 +138,8 @@ static int pump(const struct timeval *tmo)
 		long long ms = (long long)tmo->tv_sec * 1000 + (tmo->tv_usec + 999) / 1000;
 		deadline = now_ms() + (ms < 0 ? 0 : ms);
 	}
-	int woke = 0;
 	for (;;) {
-		int got = progress_all(woke);
-		woke = 0;
+		int got = progress_all();
 		int fl = control_flush();
 		if (got != 0) {
 			an2_fastpath_busy();
@@ -154,23 +154,30 @@ static int pump(const struct timeval *tmo)
 				return 0;
 			wait_ms = left > 0x7fffffff ? 0x7fffffff : (int)left;
 		}
-		if (an2_fastpath_idle(deadline < 0 ? -1 : deadline * 1000))
+		int look = 0;
+		if (an2_fastpath_idle(deadline < 0 ? -1 : deadline * 1000, &look))
 			continue;     /* the fast path spins or yields before anyone sleeps */
 		struct pollfd fds[MAX_TRANSPORTS * 2];
-		int nfds = 0;
+		int nfds = 0, first[MAX_TRANSPORTS + 1];
 		for (int i = 0; i < lpvm.nroutes; i++) {
 			struct transport *t = lpvm.routes[i];
+			first[i] = nfds;
 			nfds += t->pollfds(t, fds + nfds, MAX_TRANSPORTS * 2 - nfds);
 			if (t->poll_ms_max >= 0 && (wait_ms < 0 || t->poll_ms_max < wait_ms))
 				wait_ms = t->poll_ms_max;
 		}
+		first[lpvm.nroutes] = nfds;
 		if (nfds == 0 && wait_ms < 0)
 			return PvmSysErr;   /* nothing could ever wake us */
-		int n = poll(fds, (nfds_t)nfds, wait_ms);
-		an2_fastpath_woke();
-		woke = 1;
+		int n = poll(fds, (nfds_t)nfds, look ? 0 : wait_ms);
+		if (!look)
+			an2_fastpath_woke();
 		if (n < 0 && errno != EINTR)
 			return PvmSysErr;
+		for (int i = 0; n > 0 && i < lpvm.nroutes; i++)   /* progress() reads what is ready */
+			for (int j = first[i]; j < first[i + 1]; j++)
+				if (fds[j].revents)
+					lpvm.routes[i]->ready |= 1u << (j - first[i]);
 	}
 }
 

@@ -20,6 +20,9 @@ struct transport {
 	int (*pollfds)(struct transport *t, struct pollfd *fds, int max);
 	/* Longest the core may sleep in poll() before calling progress() again (-1: forever). */
 	int poll_ms_max;
+	/* Set by the core after its poll(): bit i when the i-th descriptor pollfds() gave was
+	 * ready; cleared after the next progress(). */
+	unsigned ready;
 	void (*close)(struct transport *t);
 	void *impl;
 };

@@ -17,7 +17,17 @@ exports() { nm -D --defined-only "$1" | awk '$2 ~ /[TW]/ {print $3}' | sed 's/@.
 an2=$(exports "$build/lib/libpvm3-an2.so")
 dropin=$(exports "$build/lib/dropin/libpvm3.so.3")
 grp=$(exports "$build/lib/libgpvm3-an2.so")
-tests=$(cd "$build" && ctest -N | sed -nE 's/^ *Test +#[0-9]+: +//p')
+# The registered tests, read from the CTestTestfile.cmake files (add_test, then subdirs), as
+# ctest reads them: running ctest -N in the build would overwrite Testing/Temporary/LastTest.log,
+# which then holds the output of the test run this check is part of.
+registered() {
+	local file=$1/CTestTestfile.cmake dir
+	[ -f "$file" ] || return 0
+	sed -nE 's/^add_test\(\[=\[([^]]*)\]=\] .*/\1/p' "$file"
+	for dir in $(sed -nE 's/^subdirs\("(.*)"\)$/\1/p' "$file"); do registered "$1/$dir"; done
+}
+tests=$(registered "$build")
+[ -n "$tests" ] || fail "no registered tests found in $build/CTestTestfile.cmake"
 for f in $decls; do
 	if grep -qx "$f" <<< "$grp" && ! grep -qx "$f" <<< "$an2"; then
 		continue   # a group call: libgpvm3-an2 (its own tests, grp_exports)

@@ -3,12 +3,16 @@
  *   mixed N SEED     child sends N messages, switching at random between the daemon route
  *                    (PvmDontRoute) and AN2, raw / in-place packing, 0..200 KB; the parent
  *                    is slow at times; every message must arrive complete, in order, intact
- *   pingpong N SIZE  N round trips of SIZE bytes (psend/precv), prints the one-way time
+ *   pingpong N SIZE  N round trips of SIZE bytes (psend/precv), prints the one-way time; a
+ *                    line (written at once) before the first and after the last
  *   hoard N SIZE     child streams N messages; the parent keeps them all, then checks them
  *   stream N SIZE    child streams N messages to the parent, which checks each one; a
  *                    receive error is printed ("recv error <code>") and the parent goes on
- *                    until the child is gone (PvmTaskExit); FASTPATH_SLOW_START=1: the
- *                    parent sleeps 4 s after 20 messages
+ *                    until the child is gone (PvmTaskExit)
+ *   stall N SIZE     stream, but the child sends message 20 only when the parent, which
+ *                    has taken messages 0-19, says so just before it sleeps 4 s outside PVM:
+ *                    the parent's receive buffers fill with the start of message 20 and the
+ *                    child stalls in mid-message on flow control
  *   leave N SIZE     child sends N messages of SIZE bytes and 3 small ones, then pvm_exit,
  *                    while the parent is outside PVM calls until the child's process has
  *                    ended; then every message must be there (N * SIZE more than the
@@ -34,6 +38,8 @@
 #define TAG_DONE 12
 #define TAG_EXIT 13
 #define TAG_GONE 14
+#define TAG_GO 15
+#define STALL_AT 20   /* stall: the message the child sends only when the parent sleeps */
 #define MAX_LEN (200 * 1024)
 
 static unsigned rnd(unsigned *s)
@@ -217,39 +223,51 @@ static int parent_pingpong(int child, int n, int size)
 	char *buf = calloc(1, (size_t)size + 1);
 	double t0 = 0;
 	for (int i = 0; i <= n; i++) {   /* round 0 sets up the route */
-		if (i == 1)
+		if (i == 1) {
+			printf("pingpong: route set up\n");
+			fflush(stdout);
 			t0 = now();
+		}
 		pvm_psend(child, TAG_DATA, buf, size, PVM_BYTE);
 		if (pvm_precv(child, TAG_DATA, buf, size, PVM_BYTE, NULL, NULL, NULL) < 0)
 			return 1;
 	}
 	printf("pingpong: %d x %d bytes: %.2f us one-way\n", n, size, (now() - t0) / n / 2 * 1e6);
+	fflush(stdout);
 	free(buf);
 	return 0;
 }
 
-static void child_stream(int parent, int n, int size)
+static void child_stream(int parent, int n, int size, int stall)
 {
 	unsigned char *buf = malloc((size_t)size);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (stall && i == STALL_AT)
+			pvm_recv(parent, TAG_GO);
 		send_numbered(parent, i, buf, size);
+	}
 	pvm_initsend(PvmDataDefault);
 	pvm_send(parent, TAG_DONE);
 	pvm_recv(parent, TAG_EXIT);
 	free(buf);
 }
 
-static int parent_stream(int child, int n, int size)
+static int parent_stream(int child, int n, int size, int stall)
 {
 	unsigned char *buf = malloc((size_t)size);
 	int got = 0, errors = 0, bad = 0, last = -1, misordered = 0, exited = 0;
 	pvm_notify(PvmTaskExit, TAG_EXIT, 1, &child);
 	for (;;) {
-		if (got == 20 && !exited && errors == 0 && getenv("FASTPATH_SLOW_START")) {
+		if (stall && got == STALL_AT) {
+			/* nothing of message 20 has come yet: our receive buffers take its start while
+			 * we sleep, not polling, and the sender stalls in mid-message on flow control */
+			stall = 0;
+			pvm_initsend(PvmDataRaw);
+			pvm_send(child, TAG_GO);
 			printf("sleeping\n");
 			fflush(stdout);
 			sleep(4);
-		}   /* not polling: the sender stalls in mid-message on flow control */
+		}
 		/* pvmd's exit notice is not ordered with the child's own messages (two senders):
 		 * after it, take what the child sent until 2 s pass without anything */
 		struct timeval tmo = { exited ? 2 : 30, 0 };
@@ -451,7 +469,7 @@ static int parent_rejoin(int child, int n, int size)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|leave|rejoin|exitstall N ARG\n");
+		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|stall|leave|rejoin|exitstall N ARG\n");
 		return 2;
 	}
 	int me = pvm_mytid();
@@ -473,7 +491,7 @@ int main(int argc, char **argv)
 			warm_up(parent, 0);
 			pvm_recv(parent, TAG_EXIT);   /* never comes: killed meanwhile */
 		} else
-			child_stream(parent, n, arg);
+			child_stream(parent, n, arg, !strcmp(argv[1], "stall"));
 	} else {
 		int child;
 		const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -497,7 +515,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[1], "exitstall"))
 			rc = parent_exitstall(child);
 		else
-			rc = parent_stream(child, n, arg);
+			rc = parent_stream(child, n, arg, !strcmp(argv[1], "stall"));
 	}
 	pvm_exit();
 	return rc;
