@@ -154,7 +154,7 @@ END {
     }
     delete ratio
     unused = ratio_cells(an2, tcp, 8, 1) ratio_cells(an2, tcp, 65536, 0) ratio_cells(an2, tcp, 4194304, 0)
-    printf "\nIssue 4's targets, on the ping-pong with PvmDataRaw: 8-byte latency ≥ 8× lower: %s; ", verdict(8, 8)
+    printf "\nThe targets, on the ping-pong with PvmDataRaw: 8-byte latency ≥ 8× lower: %s; ", verdict(8, 8)
     printf "64 KiB bandwidth ≥ 2×: %s; 4 MiB bandwidth ≥ 1.3×: %s.\n", verdict(65536, 2), verdict(4194304, 1.3)
     printf "\n%s is libpvm3-an2 with its default rule: AN2 VCs between its tasks (PVM_AN2=off or PvmDontRoute would take the daemon route).\n", an2
   }

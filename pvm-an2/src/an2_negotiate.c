@@ -69,7 +69,7 @@ struct peer *an2_negotiate_for_send(int tid)
 	start_vc(p);
 	long long end = an2_now_us() + SETUP_WAIT_US;
 	while (p->state == PEER_PENDING && an2_now_us() < end && an2r->active) {
-		if (an2_poll_vc_answers() < 0 || lpvm.daemon->progress(lpvm.daemon) < 0)
+		if (an2_poll_vc_answers() < 0 || lpvm.daemon->ops->progress(lpvm.daemon) < 0)
 			break;   /* (the daemon route brings a NAK) */
 		sched_yield();
 	}

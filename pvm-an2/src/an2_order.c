@@ -120,8 +120,9 @@ static struct peer *exit_notice_about(struct msg *m)
 	return p;
 }
 
-void an2_fastpath_exit_notify_cancelled(int tag, int ctx, const int *tids, int count)
+void an2_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int count)
 {
+	(void)t;
 	for (int i = 0; an2r && i < count; i++) {
 		struct peer *p = peer_find(tids[i]);
 		if (!p)
@@ -148,8 +149,9 @@ void an2_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *
 	an2_order_release(p, 0);
 }
 
-int an2_fastpath_intercept(struct msg *m)
+int an2_route_filter(struct route *t, struct msg *m)
 {
+	(void)t;
 	if (m->ctx == AN2_CTX && TID_IS_TASK(m->src))
 		return an2_handle_daemon_ctl(m);
 	if (!an2r)
@@ -178,10 +180,13 @@ int an2_fastpath_intercept(struct msg *m)
 	return 1;
 }
 
-int an2_fastpath_send(struct msg *m, int dst, int ctx)
+/* 0: sent over AN2; ROUTE_PASS: the pvmd route takes it (after a NOTE when order needs one). */
+int an2_route_send(struct route *t, struct msg *m)
 {
-	if (!an2r || !TID_IS_TASK(dst) || is_sysctx(ctx))
-		return 0;
+	(void)t;
+	int dst = m->dst;
+	if (!an2r || !TID_IS_TASK(dst) || is_sysctx(m->ctx))
+		return ROUTE_PASS;
 	struct peer *p;
 	if (lpvm.route_opt == PvmDontRoute) {   /* as stock: request no route; but a pair that
 	                                          * has one still announces this message */
@@ -192,11 +197,11 @@ int an2_fastpath_send(struct msg *m, int dst, int ctx)
 		p = an2_negotiate_for_send(dst);
 	}
 	if (!p)
-		return 0;
+		return ROUTE_PASS;
 	if (p->state == PEER_OPEN && an2r->active && lpvm.route_opt != PvmDontRoute) {
 		int cc = an2_send_msg(p, m);
 		if (cc <= 0)
-			return cc < 0 ? cc : 1;
+			return cc;
 	}
 	/* the daemon route; after AN2 messages, announce how many went before this one */
 	if (p->an2_sent) {
@@ -209,16 +214,18 @@ int an2_fastpath_send(struct msg *m, int dst, int ctx)
 			return cc;
 	}
 	p->dmn_sent++;
-	return 0;
+	return ROUTE_PASS;
 }
 
-int an2_fastpath_wants(int tid)
+int an2_route_carries(struct route *t, int tid)
 {
+	(void)t;
 	return an2r && TID_IS_TASK(tid) && an2_negotiate_for_send(tid) != NULL;
 }
 
-int an2_fastpath_recv_error(int tid)
+int an2_route_recv_error(struct route *t, int tid)
 {
+	(void)t;
 	if (!an2r || !an2r->errors_pending)
 		return 0;
 	for (int i = 0; i < 64; i++)

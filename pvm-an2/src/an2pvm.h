@@ -9,7 +9,7 @@
 #include <sys/time.h>
 
 #include "msg.h"
-#include "transport.h"
+#include "route.h"
 
 /* Task id layout (PVM 3.4). */
 #define TIDHOST   0x3ffc0000
@@ -23,7 +23,7 @@
 #define FFSOM 1
 #define FFEOM 2
 
-#define MAX_TRANSPORTS 4
+#define MAX_ROUTES 4
 
 struct lib_state {
 	int mytid;               /* -1 until connected */
@@ -33,7 +33,7 @@ struct lib_state {
 	int dead;                /* the pvmd connection failed: every daemon call is PvmSysErr */
 	int exiting;             /* TM_EXIT sent: the pvmd closing the socket is expected */
 	int ctx;                 /* current message context */
-	int route_opt;           /* PvmRoute value, kept (only the daemon route exists here) */
+	int route_opt;           /* PvmRoute: PvmDontRoute keeps a message off the fast path */
 	int debug_mask, autoerr, frag_size, resv_tids, show_tids, no_reset;
 	int out_tid, out_ctx, out_tag, trc_tid, trc_ctx, trc_tag, trc_buf, trc_opt;
 	int self_out_tid, self_out_ctx, self_out_tag, self_trc_tid, self_trc_ctx, self_trc_tag;
@@ -42,8 +42,8 @@ struct lib_state {
 	int nsibs;               /* -1 until TC_SIBLINGS arrives */
 	int *sib_tids;
 	struct msg *sbuf, *rbuf; /* active send and receive buffers */
-	struct transport *daemon;            /* route to the local pvmd */
-	struct transport *routes[MAX_TRANSPORTS];
+	struct route *daemon;                /* route to the local pvmd: routes[0] */
+	struct route *routes[MAX_ROUTES];
 	int nroutes;
 	int next_wid;
 	int sends_since_pump;    /* sends since the input was last looked at */
@@ -61,15 +61,27 @@ void lpvm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int lpvm_attach(void);        /* connect to pvmd if not yet; 0 or negative error */
 void lpvm_detach(void);       /* close everything, back to unconnected */
 
-/* Registers one more route (the AN2 fast path); it is polled by lpvm_pump and closed by
- * lpvm_detach. Returns 0 or PvmOutOfRes. */
-int lpvm_add_route(struct transport *t);
+/* routes.c: the pvmd route as routes[0], then every optional route that opens. 0 or
+ * PvmOutOfRes. */
+int lpvm_routes_open(struct route *daemon);
+void lpvm_routes_close(void);
+/* The first route, from the last opened to the pvmd route, that takes m. */
+int lpvm_routes_send(struct msg *m);
+/* Whether a route carries messages to tid itself (route_ops.carries). */
+int lpvm_routes_carry(int tid);
+/* A message arriving by any route: 1 if a route took it (route_ops.filter). */
+int lpvm_routes_filter(struct msg *m);
+/* A receive from tid that must fail (route_ops.recv_error): the error, or 0. */
+int lpvm_routes_recv_error(int tid);
+void lpvm_routes_notify_cancelled(int tag, int ctx, const int *tids, int count);
+void lpvm_routes_quiesce(void);
 
-/* daemon transport (route_daemon.c) */
-struct transport *daemon_transport_open(const char *sockaddr_text, int *err);
+/* the pvmd route (route_daemon.c) */
+struct route *daemon_route_open(const char *sockaddr_text, int *err);
 
 /* rxqueue.c: the single receive queue shared by all routes */
 void rxq_deliver(struct msg *m);          /* a complete incoming message, in arrival order */
+void rxq_enqueue(struct msg *m);          /* ... that every route's filter has passed */
 struct msg *rxq_take_match(int tid, int tag, int remove);   /* uses lpvm.recv_match */
 struct msg *rxq_take_system(int src_pvmd, int tag, int ctx, int wid);
 /* Waits for more input: tmo NULL = forever, {0,0} = poll. Returns messages delivered or < 0. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 /* Replies produced while a route is delivering; sent by control_flush() afterwards so a
- * transport is never re-entered. */
+ * route is never re-entered. */
 #define MAX_PENDING 64
 static struct msg *pending[MAX_PENDING];
 static int npending;
@@ -28,7 +28,7 @@ static void refuse_direct_route(struct msg *req)
 		return;
 	}
 	if (lpvm.debug_mask)
-		lpvm_log("refused a direct route to t%x: only the daemon route exists here",
+		lpvm_log("refused a direct route to t%x: we open no TCP direct routes",
 		         (unsigned)req->src);
 	r->dst = req->src;
 	r->tag = TC_CONACK;
@@ -90,7 +90,7 @@ int control_flush(void)
 			pending[i - 1] = pending[i];
 		npending--;
 		if (lpvm.daemon)
-			cc = lpvm.daemon->send(lpvm.daemon, r);
+			cc = lpvm.daemon->ops->send(lpvm.daemon, r);
 		msg_free(r);
 	}
 	mhf_run_pending();   /* no route is being read here: program handlers may call PVM */

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-/* Bytes reserved in front of every fragment's data, so a transport can prepend its headers
+/* Bytes reserved in front of every fragment's data, so a route can prepend its headers
  * (task-daemon fragment header 16 + message header 32, or AN2 descriptors) without a copy. */
 #define FRAG_HEADROOM 64
 

@@ -1,7 +1,6 @@
 /* Requests to the pvmd about tasks and hosts: spawn, kill, signals, config, tasks, status,
  * host add/delete, notify, halt. */
 #include "an2pvm.h"
-#include "an2_fastpath.h"
 #include "registrations.h"
 
 #include <signal.h>
@@ -481,7 +480,7 @@ int pvm_notify(int what, int code, int count, int *vals)
 	                     : lpvm_route_send(req, TIDPVMD, TM_NOTIFY, SYSCTX_TM);
 	msg_free(req);
 	if (cc >= 0 && kind == PvmTaskExit && (what & PvmNotifyCancel))
-		an2_fastpath_exit_notify_cancelled(code, lpvm.ctx, vals, count);
+		lpvm_routes_notify_cancelled(code, lpvm.ctx, vals, count);
 	return cc < 0 ? lpvm_error("pvm_notify", cc) : 0;
 }
 

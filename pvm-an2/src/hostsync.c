@@ -47,7 +47,7 @@ int pvm_hostsync(int host, struct timeval *clk, struct timeval *delta)
 
 int pvm_getfds(int **fds)
 {
-	static int list[MAX_TRANSPORTS * 2];
+	static int list[MAX_ROUTES * 2];
 	int cc = lpvm_attach();
 	if (cc)
 		return lpvm_error("pvm_getfds", cc);
@@ -55,8 +55,8 @@ int pvm_getfds(int **fds)
 		return lpvm_error("pvm_getfds", PvmBadParam);
 	int n = 0;
 	for (int i = 0; i < lpvm.nroutes; i++) {   /* the pvmd's socket comes first, as stock */
-		struct pollfd p[MAX_TRANSPORTS * 2];
-		int k = lpvm.routes[i]->pollfds(lpvm.routes[i], p, MAX_TRANSPORTS * 2 - n);
+		struct pollfd p[MAX_ROUTES * 2];
+		int k = lpvm.routes[i]->ops->pollfds(lpvm.routes[i], p, MAX_ROUTES * 2 - n);
 		for (int j = 0; j < k; j++)
 			list[n++] = p[j].fd;
 	}

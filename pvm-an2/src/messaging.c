@@ -1,31 +1,19 @@
 /* Sending and receiving: send, mcast, psend/precv, recv, nrecv, trecv, probe, recvf. */
 #include "an2pvm.h"
-#include "an2_fastpath.h"
 #include "registrations.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The route a message to dst takes. Only the daemon route exists in part 1; the AN2 fast
- * path adds its choice here. */
-static struct transport *route_for(int dst)
-{
-	(void)dst;
-	return lpvm.daemon;
-}
-
 int lpvm_route_send(struct msg *m, int dst, int tag, int ctx)
 {
-	struct transport *t = route_for(dst);
-	if (!t || lpvm.dead)
+	if (!lpvm.nroutes || lpvm.dead)
 		return PvmSysErr;
 	m->dst = dst;
 	m->tag = tag;
 	m->ctx = ctx;
 	m->src = lpvm.mytid;
-	int cc = an2_fastpath_send(m, dst, ctx);   /* task to task: the AN2 fast path if it can */
-	if (cc == 0)
-		cc = t->send(t, m);
+	int cc = lpvm_routes_send(m);   /* task to task by the fast path if it can */
 	if (cc < 0)
 		return cc;
 	/* A task that only sends must still answer control requests (a stock peer blocks on
@@ -101,7 +89,7 @@ int lpvm_mcast_ctx(struct msg *m, const int *tids, int count, int tag, int ctx)
 	for (int i = 0; i < count && cc >= 0; i++) {   /* sorted, without duplicates and us */
 		if ((i > 0 && dst[i - 1] == dst[i]) || dst[i] == lpvm.mytid)
 			continue;
-		if (an2_fastpath_wants(dst[i]))
+		if (lpvm_routes_carry(dst[i]))
 			cc = lpvm_route_send(m, dst[i], tag, ctx);   /* its own copy, by AN2 */
 		else
 			dst[n++] = dst[i];
@@ -158,7 +146,7 @@ static int receive(const char *fn, int tid, int tag, const struct timeval *tmo, 
 	gettimeofday(&start, NULL);
 	int looked = 0;
 	for (;;) {
-		cc = an2_fastpath_recv_error(tid);   /* an AN2 pair lost a message: say so once */
+		cc = lpvm_routes_recv_error(tid);   /* a route lost a message from tid: say so once */
 		if (cc)
 			return lpvm_error(fn, cc);
 		struct msg *m = rxq_take_match(tid, tag, remove);

@@ -1,5 +1,7 @@
-/* The AN2 fast path's internal state: the endpoint, the peers, and the functions its files
- * (route_an2.c, an2_negotiate.c, an2_order.c) share. See README.md, "The AN2 fast path". */
+/* route_an2.h — the AN2 route's internal state (the endpoint, the peers, transmit and wait
+ * state) and the functions its files share: an2_route.c (life, operations table), an2_peers.c,
+ * an2_negotiate.c, an2_tx.c, an2_rx.c, an2_order.c, an2_wait.c. See README.md, "The AN2 fast
+ * path". */
 #ifndef AN2PVM_ROUTE_AN2_H
 #define AN2PVM_ROUTE_AN2_H
 
@@ -7,7 +9,6 @@
 #include <stdint.h>
 
 #include "an2_bufpool.h"
-#include "an2_fastpath.h"
 #include "an2pvm.h"
 
 /* The reserved system context of the fast path's messages over the daemon route. */
@@ -34,6 +35,9 @@ struct pdu_hdr {
 #define RX_BUF_LEN (PDU_MAX_DATA + PDU_HDR_LEN)
 /* Received PDUs up to this size are copied out so that their buffer is reposted at once. */
 #define RX_COPY_MAX 2048u
+#define RX_POST_MAX 16u              /* receive descriptors kept posted per VC */
+#define POOL_RESERVE (4u << 20)      /* area bytes packing leaves for receive buffers */
+#define DAEMON_CHECK_US 200          /* waiting: look at the pvmd socket (poll) this often */
 
 enum peer_state {
 	PEER_UNKNOWN,    /* not looked up yet (or look again after retry_at) */
@@ -82,7 +86,15 @@ struct peer {
 	int error_pending;       /* a receive from this peer is to fail once (PvmSysErr) */
 };
 
+/* One transmit descriptor in flight: the blocks it references. */
+struct tx_rec {
+	void *blocks[AN2_MAX_FRAGS];
+	unsigned nblocks;
+	int next_free;
+};
+
 struct an2_route {
+	struct route route;      /* first: the core's handle is this struct */
 	an2_ep *ep;
 	struct bufpool *pool;
 	const struct frag_allocator *old_alloc;
@@ -96,12 +108,20 @@ struct an2_route {
 	int errors_pending;
 	int exit_notices_held;   /* peers with PvmTaskExit notices held */
 	int quiesced;
-	long long last_daemon_ms_us;
 	struct an2_route *next_lingering;   /* closed routes whose area is still in use */
-	struct transport t;
+	/* transmit (an2_tx.c) */
+	struct tx_rec *tx_recs;  /* tx_slots records, by descriptor cookie - 1 */
+	uint32_t tx_slots;
+	int tx_free, tx_inflight;
+	/* waiting (an2_wait.c) */
+	long long idle_since_us, last_daemon_us;
+	int slept;   /* we slept during this wait: after a wake-up that brought no message
+	              * (a report on the way), sleep again soon rather than yield 3 ms */
+	int hinted;  /* we told the controller we poll (an2_yield) since the last wait_over */
 };
 
-extern struct an2_route *an2r;   /* NULL when the fast path is off */
+/* The one AN2 route of this process: NULL when the fast path is off or unavailable. */
+extern struct an2_route *an2r;
 
 long long an2_now_us(void);
 struct peer *peer_find(int tid);
@@ -127,9 +147,31 @@ void an2_order_exit_notices_check(void);
 
 int an2_order_delivered(void);   /* messages put on the queue since the last call */
 
-/* route_an2.c */
+/* an2_order.c: route_ops send, carries, filter, recv_error, notify_cancelled */
+int an2_route_send(struct route *t, struct msg *m);
+int an2_route_carries(struct route *t, int tid);
+int an2_route_filter(struct route *t, struct msg *m);
+int an2_route_recv_error(struct route *t, int tid);
+void an2_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int count);
+
+/* an2_tx.c */
+int an2_tx_init(struct an2_route *r, uint32_t slots);   /* 0, or -1 out of memory */
 int an2_send_msg(struct peer *p, struct msg *m);   /* 0, 1 = use the daemon route, < 0 */
+void an2_tx_complete(uint64_t cookie);             /* a TX report: its blocks come back */
+/* Closing: what is still queued is an2d's to send, its blocks no longer ours to wait for. */
+void an2_tx_hand_over(struct an2_route *r);
+
+/* an2_rx.c: route_ops progress and pollfds */
 int an2_post_rx(struct peer *p);
-int an2_route_progress(struct transport *t);
+int an2_route_progress(struct route *t);
+int an2_route_pollfds(struct route *t, struct pollfd *fds, int max);
+
+/* an2_wait.c: route_ops others_due, poll_ms_max, idle, woke, busy, wait_over */
+int an2_wait_others_due(struct route *t, int ready);
+int an2_wait_poll_ms_max(struct route *t);
+int an2_wait_idle(struct route *t, long long deadline_us, int *look);
+void an2_wait_woke(struct route *t);
+void an2_wait_busy(struct route *t);
+void an2_wait_over(struct route *t);
 
 #endif

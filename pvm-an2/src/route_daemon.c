@@ -1,4 +1,4 @@
-/* The daemon route: task-daemon fragments over the stream socket to the local pvmd. */
+/* route_daemon.c — the pvmd route: task-daemon fragments over the stream socket to the local pvmd. */
 #include "an2pvm.h"
 
 #include <arpa/inet.h>
@@ -27,6 +27,7 @@ struct partial {
 };
 
 struct daemon_route {
+	struct route route;      /* first: the core's handle is this struct */
 	int fd;
 	/* receive side */
 	char *stage;             /* bytes read but not yet parsed */
@@ -195,9 +196,9 @@ static int parse_stage(struct daemon_route *r)
 	return got;
 }
 
-static int daemon_progress(struct transport *t)
+static int daemon_progress(struct route *t)
 {
-	struct daemon_route *r = t->impl;
+	struct daemon_route *r = (struct daemon_route *)t;
 	if (r->failed)
 		return r->failed;
 	int got = 0;
@@ -247,9 +248,9 @@ static int daemon_progress(struct transport *t)
 /* ---- sending ---- */
 
 /* Waits until the socket takes more data, draining input meanwhile. */
-static int wait_writable(struct transport *t)
+static int wait_writable(struct route *t)
 {
-	struct daemon_route *r = t->impl;
+	struct daemon_route *r = (struct daemon_route *)t;
 	struct pollfd p = { .fd = r->fd, .events = POLLIN | POLLOUT };
 	for (;;) {
 		int n = poll(&p, 1, -1);
@@ -268,9 +269,9 @@ static int wait_writable(struct transport *t)
 }
 
 /* Writes the whole iovec array, blocking politely. */
-static int write_all(struct transport *t, struct iovec *iov, int cnt)
+static int write_all(struct route *t, struct iovec *iov, int cnt)
 {
-	struct daemon_route *r = t->impl;
+	struct daemon_route *r = (struct daemon_route *)t;
 	while (cnt > 0) {
 		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)cnt };
 		ssize_t n = sendmsg(r->fd, &mh, MSG_NOSIGNAL);
@@ -300,9 +301,9 @@ static int write_all(struct transport *t, struct iovec *iov, int cnt)
 	return 0;
 }
 
-static int daemon_send(struct transport *t, struct msg *m)
+static int daemon_send(struct route *t, struct msg *m)
 {
-	struct daemon_route *r = t->impl;
+	struct daemon_route *r = (struct daemon_route *)t;
 	if (r->failed)
 		return r->failed;
 	unsigned char hdrs[MAX_IOV][TDFRAGHDR_LEN + MSGHDRLEN];
@@ -345,18 +346,18 @@ static int daemon_send(struct transport *t, struct msg *m)
 	return 0;
 }
 
-static int daemon_pollfds(struct transport *t, struct pollfd *fds, int max)
+static int daemon_pollfds(struct route *t, struct pollfd *fds, int max)
 {
-	struct daemon_route *r = t->impl;
+	struct daemon_route *r = (struct daemon_route *)t;
 	if (max < 1 || r->failed)
 		return 0;
 	fds[0] = (struct pollfd){ .fd = r->fd, .events = POLLIN };
 	return 1;
 }
 
-static void daemon_close(struct transport *t)
+static void daemon_close(struct route *t)
 {
-	struct daemon_route *r = t->impl;
+	struct daemon_route *r = (struct daemon_route *)t;
 	if (r->fd >= 0)
 		close(r->fd);
 	while (r->partials) {
@@ -368,7 +369,6 @@ static void daemon_close(struct transport *t)
 	frag_free(r->body);
 	free(r->stage);
 	free(r);
-	free(t);
 }
 
 /* ---- connecting ---- */
@@ -425,7 +425,84 @@ static int connect_inet(const char *text)
 	return fd;
 }
 
-struct transport *daemon_transport_open(const char *addr, int *err)
+/* The pvmd route reaches every task: it takes every message, carries no task's messages
+ * by itself, filters nothing, never spins and has nothing to quiesce. */
+static int daemon_carries(struct route *t, int tid)
+{
+	(void)t;
+	(void)tid;
+	return 0;
+}
+
+static int daemon_others_due(struct route *t, int ready)
+{
+	(void)t;
+	(void)ready;
+	return 1;
+}
+
+static int daemon_filter(struct route *t, struct msg *m)
+{
+	(void)t;
+	(void)m;
+	return 0;
+}
+
+static int daemon_poll_ms_max(struct route *t)
+{
+	(void)t;
+	return -1;
+}
+
+static int daemon_idle(struct route *t, long long deadline_us, int *look)
+{
+	(void)t;
+	(void)deadline_us;
+	(void)look;
+	return 0;
+}
+
+static void daemon_nothing(struct route *t)
+{
+	(void)t;
+}
+
+static int daemon_recv_error(struct route *t, int tid)
+{
+	(void)t;
+	(void)tid;
+	return 0;   /* a failed pvmd connection fails the receive by itself (lpvm.dead) */
+}
+
+static void daemon_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int n)
+{
+	(void)t;
+	(void)tag;
+	(void)ctx;
+	(void)tids;
+	(void)n;
+}
+
+static const struct route_ops daemon_ops = {
+	.name = "pvmd",
+	.send = daemon_send,
+	.carries = daemon_carries,
+	.progress = daemon_progress,
+	.others_due = daemon_others_due,
+	.filter = daemon_filter,
+	.pollfds = daemon_pollfds,
+	.poll_ms_max = daemon_poll_ms_max,
+	.idle = daemon_idle,
+	.woke = daemon_nothing,
+	.busy = daemon_nothing,
+	.wait_over = daemon_nothing,
+	.recv_error = daemon_recv_error,
+	.notify_cancelled = daemon_notify_cancelled,
+	.quiesce = daemon_nothing,
+	.close = daemon_close,
+};
+
+struct route *daemon_route_open(const char *addr, int *err)
 {
 	int fd = -1;
 	for (int attempt = 0; attempt < 3 && fd < 0; attempt++) {
@@ -440,25 +517,17 @@ struct transport *daemon_transport_open(const char *addr, int *err)
 		return NULL;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	struct transport *t = calloc(1, sizeof *t);
 	struct daemon_route *r = calloc(1, sizeof *r);
 	char *stage = malloc(STAGE_SIZE);
-	if (!t || !r || !stage) {
-		free(t);
+	if (!r || !stage) {
 		free(r);
 		free(stage);
 		close(fd);
 		*err = PvmNoMem;
 		return NULL;
 	}
+	r->route.ops = &daemon_ops;
 	r->fd = fd;
 	r->stage = stage;
-	t->name = "pvmd";
-	t->send = daemon_send;
-	t->progress = daemon_progress;
-	t->pollfds = daemon_pollfds;
-	t->poll_ms_max = -1;
-	t->close = daemon_close;
-	t->impl = r;
-	return t;
+	return &r->route;
 }

@@ -1,6 +1,5 @@
-/* The one receive queue all routes deliver into, and the wait loop that feeds it. */
+/* rxqueue.c — the one receive queue all routes deliver into, and the wait loop that feeds it. */
 #include "an2pvm.h"
-#include "an2_fastpath.h"
 #include "mhf.h"
 
 #include <errno.h>
@@ -11,7 +10,7 @@ static struct msg *head, *tail;
 
 void rxq_deliver(struct msg *m)
 {
-	if (!an2_fastpath_intercept(m))
+	if (!lpvm_routes_filter(m))
 		rxq_enqueue(m);
 }
 
@@ -114,15 +113,35 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Whether every other route lets r's progress (a system call) be made now. */
+static int due(const struct route *r)
+{
+	for (int i = 0; i < lpvm.nroutes; i++)
+		if (lpvm.routes[i] != r && !lpvm.routes[i]->ops->others_due(lpvm.routes[i], r->ready != 0))
+			return 0;
+	return 1;
+}
+
+/* Runs one wait hook on every route. */
+static void each_route(void (*hook)(struct route *))
+{
+	for (int i = 0; i < lpvm.nroutes; i++)
+		hook(lpvm.routes[i]);
+}
+
+static void woke(struct route *r) { r->ops->woke(r); }
+static void busy(struct route *r) { r->ops->busy(r); }
+static void wait_over(struct route *r) { r->ops->wait_over(r); }
+
 /* Lets every route move what it has; returns messages delivered or < 0. */
 static int progress_all(void)
 {
 	int got = 0;
 	for (int i = 0; i < lpvm.nroutes; i++) {
-		struct transport *t = lpvm.routes[i];
-		if (t == lpvm.daemon && !an2_fastpath_daemon_due(t->ready != 0))
-			continue;   /* the fast path spins: read the pvmd socket only now and then */
-		int cc = t->progress(t);
+		struct route *t = lpvm.routes[i];
+		if (!due(t))
+			continue;   /* a route spins: one that costs a system call only now and then */
+		int cc = t->ops->progress(t);
 		t->ready = 0;
 		if (cc < 0)
 			return cc;
@@ -142,7 +161,7 @@ static int pump(const struct timeval *tmo)
 		int got = progress_all();
 		int fl = control_flush();
 		if (got != 0) {
-			an2_fastpath_busy();
+			each_route(busy);
 			return got;   /* messages first; a broken route shows again on the next call */
 		}
 		if (fl < 0)
@@ -154,24 +173,28 @@ static int pump(const struct timeval *tmo)
 				return 0;
 			wait_ms = left > 0x7fffffff ? 0x7fffffff : (int)left;
 		}
-		int look = 0;
-		if (an2_fastpath_idle(deadline < 0 ? -1 : deadline * 1000, &look))
-			continue;     /* the fast path spins or yields before anyone sleeps */
-		struct pollfd fds[MAX_TRANSPORTS * 2];
-		int nfds = 0, first[MAX_TRANSPORTS + 1];
+		int look = 0, again = 0;
+		for (int i = 0; i < lpvm.nroutes && !again; i++)
+			again = lpvm.routes[i]->ops->idle(lpvm.routes[i],
+			                                  deadline < 0 ? -1 : deadline * 1000, &look);
+		if (again)
+			continue;     /* a route spins or yields before anyone sleeps */
+		struct pollfd fds[MAX_ROUTES * 2];
+		int nfds = 0, first[MAX_ROUTES + 1];
 		for (int i = 0; i < lpvm.nroutes; i++) {
-			struct transport *t = lpvm.routes[i];
+			struct route *t = lpvm.routes[i];
 			first[i] = nfds;
-			nfds += t->pollfds(t, fds + nfds, MAX_TRANSPORTS * 2 - nfds);
-			if (t->poll_ms_max >= 0 && (wait_ms < 0 || t->poll_ms_max < wait_ms))
-				wait_ms = t->poll_ms_max;
+			nfds += t->ops->pollfds(t, fds + nfds, MAX_ROUTES * 2 - nfds);
+			int max_ms = t->ops->poll_ms_max(t);
+			if (max_ms >= 0 && (wait_ms < 0 || max_ms < wait_ms))
+				wait_ms = max_ms;
 		}
 		first[lpvm.nroutes] = nfds;
 		if (nfds == 0 && wait_ms < 0)
 			return PvmSysErr;   /* nothing could ever wake us */
 		int n = poll(fds, (nfds_t)nfds, look ? 0 : wait_ms);
 		if (!look)
-			an2_fastpath_woke();
+			each_route(woke);
 		if (n < 0 && errno != EINTR)
 			return PvmSysErr;
 		for (int i = 0; n > 0 && i < lpvm.nroutes; i++)   /* progress() reads what is ready */
@@ -187,6 +210,6 @@ int lpvm_pump(const struct timeval *tmo)
 		return PvmSysErr;
 	lpvm.sends_since_pump = 0;
 	int cc = pump(tmo);
-	an2_fastpath_wait_over();
+	each_route(wait_over);
 	return cc;
 }

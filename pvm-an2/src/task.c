@@ -3,7 +3,6 @@
 #include "catchout.h"
 #include "compat_internal.h"
 #include "mhf.h"
-#include "an2_fastpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -206,11 +205,11 @@ int lpvm_attach(void)
 	if (read_pvmd_address(addr, sizeof addr))
 		return PvmSysErr;
 	int err = PvmSysErr;
-	struct transport *t = daemon_transport_open(addr, &err);
-	if (!t)
+	struct route *daemon = daemon_route_open(addr, &err);
+	if (!daemon)
 		return err;
-	lpvm.daemon = t;
-	lpvm.routes[0] = t;
+	lpvm.daemon = daemon;
+	lpvm.routes[0] = daemon;
 	lpvm.nroutes = 1;
 	lpvm.dead = 0;
 	int cc = authenticate();
@@ -223,25 +222,18 @@ int lpvm_attach(void)
 	const char *ctx = getenv("PVMCTX");
 	if (ctx)
 		lpvm.ctx = (int)strtol(ctx, NULL, 0);
-	an2_fastpath_start();   /* or the daemon route alone (said once in the log) */
+	cc = lpvm_routes_open(daemon);   /* the AN2 fast path, or the pvmd route alone */
+	if (cc) {
+		lpvm_detach();
+		return cc;
+	}
 	compat_publish();
-	return 0;
-}
-
-int lpvm_add_route(struct transport *t)
-{
-	if (lpvm.nroutes == MAX_TRANSPORTS)
-		return PvmOutOfRes;
-	lpvm.routes[lpvm.nroutes++] = t;
 	return 0;
 }
 
 void lpvm_detach(void)
 {
-	for (int i = 0; i < lpvm.nroutes; i++)
-		lpvm.routes[i]->close(lpvm.routes[i]);
-	lpvm.nroutes = 0;
-	lpvm.daemon = NULL;
+	lpvm_routes_close();
 	rxq_clear();
 	control_reset();
 	free(lpvm.sib_tids);
@@ -277,7 +269,7 @@ int pvm_exit(void)
 		fflush(stdout);
 		fflush(stderr);
 		struct msg *req = msg_new(ENC_XDR), *rep = NULL;
-		an2_fastpath_quiesce();   /* what we sent by AN2 is received before we go */
+		lpvm_routes_quiesce();   /* what we sent by the fast path is received before we go */
 		lpvm.exiting = 1;
 		cc = req ? call_simple(req, TM_EXIT, &rep) : PvmNoMem;
 		lpvm.exiting = 0;

@@ -1,0 +1,39 @@
+/* an2_peers.c — the AN2 route's peers (one per task it exchanges messages with), found by
+ * tid, and the clock the route measures its waits with. */
+#include "route_an2.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+long long an2_now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+struct peer *peer_find(int tid)
+{
+	if (!an2r)
+		return NULL;
+	for (struct peer *p = an2r->peers[(unsigned)tid % 64]; p; p = p->next)
+		if (p->tid == tid)
+			return p;
+	return NULL;
+}
+
+struct peer *peer_get(int tid)
+{
+	struct peer *p = peer_find(tid);
+	if (p || !an2r)
+		return p;
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->tid = tid;
+	p->vc = -1;
+	p->next = an2r->peers[(unsigned)tid % 64];
+	an2r->peers[(unsigned)tid % 64] = p;
+	return p;
+}
+

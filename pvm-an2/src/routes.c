@@ -1,0 +1,78 @@
+/* routes.c — the set of routes a task has: the pvmd route first, then the optional ones
+ * (route.h names their openers), and the calls the core makes across all of them. */
+#include "an2pvm.h"
+
+/* Optional routes, in the order they are opened; a message tries the last opened first. */
+static struct route *(*const openers[])(void) = { an2_route_open };
+
+int lpvm_routes_open(struct route *daemon)
+{
+	lpvm.daemon = daemon;
+	lpvm.routes[0] = daemon;
+	lpvm.nroutes = 1;
+	for (unsigned i = 0; i < sizeof openers / sizeof openers[0]; i++) {
+		struct route *r = openers[i]();
+		if (!r)
+			continue;
+		if (lpvm.nroutes == MAX_ROUTES) {
+			r->ops->close(r);
+			return PvmOutOfRes;
+		}
+		lpvm.routes[lpvm.nroutes++] = r;
+	}
+	return 0;
+}
+
+void lpvm_routes_close(void)
+{
+	for (int i = lpvm.nroutes - 1; i >= 0; i--)
+		lpvm.routes[i]->ops->close(lpvm.routes[i]);
+	lpvm.nroutes = 0;
+	lpvm.daemon = NULL;
+}
+
+int lpvm_routes_send(struct msg *m)
+{
+	int cc = ROUTE_PASS;
+	for (int i = lpvm.nroutes - 1; i >= 0 && cc == ROUTE_PASS; i--)
+		cc = lpvm.routes[i]->ops->send(lpvm.routes[i], m);
+	return cc == ROUTE_PASS ? PvmSysErr : cc;
+}
+
+int lpvm_routes_carry(int tid)
+{
+	for (int i = 0; i < lpvm.nroutes; i++)
+		if (lpvm.routes[i]->ops->carries(lpvm.routes[i], tid))
+			return 1;
+	return 0;
+}
+
+int lpvm_routes_filter(struct msg *m)
+{
+	for (int i = 0; i < lpvm.nroutes; i++)
+		if (lpvm.routes[i]->ops->filter(lpvm.routes[i], m))
+			return 1;
+	return 0;
+}
+
+int lpvm_routes_recv_error(int tid)
+{
+	for (int i = 0; i < lpvm.nroutes; i++) {
+		int cc = lpvm.routes[i]->ops->recv_error(lpvm.routes[i], tid);
+		if (cc)
+			return cc;
+	}
+	return 0;
+}
+
+void lpvm_routes_notify_cancelled(int tag, int ctx, const int *tids, int count)
+{
+	for (int i = 0; i < lpvm.nroutes; i++)
+		lpvm.routes[i]->ops->notify_cancelled(lpvm.routes[i], tag, ctx, tids, count);
+}
+
+void lpvm_routes_quiesce(void)
+{
+	for (int i = lpvm.nroutes - 1; i >= 0; i--)
+		lpvm.routes[i]->ops->quiesce(lpvm.routes[i]);
+}
