@@ -12,12 +12,10 @@
 
 #define EXIT_NOTICE_MAX_US 10000000LL   /* a held notice goes once the stream stood this long */
 
-static int delivered;   /* messages this module put on the receive queue (progress' count) */
-
 int an2_order_delivered(void)
 {
-	int n = delivered;
-	delivered = 0;
+	int n = an2r->delivered;
+	an2r->delivered = 0;
 	return n;
 }
 
@@ -33,7 +31,7 @@ static void hold(struct held **head, struct held **tail, struct msg *m, uint32_t
 		lpvm_log("AN2 fast path: out of memory holding a message from t%x: delivered early",
 		         (unsigned)m->src);
 		rxq_enqueue(m);
-		delivered++;
+		an2r->delivered++;
 		return;
 	}
 	*h = (struct held){ NULL, m, need };
@@ -59,7 +57,7 @@ static void release_exit_notices(struct peer *p)
 {
 	while (p->xh_head) {
 		rxq_enqueue(pop(&p->xh_head, &p->xh_tail));
-		delivered++;
+		an2r->delivered++;
 	}
 	an2r->exit_notices_held--;
 }
@@ -71,11 +69,11 @@ void an2_order_release(struct peer *p, int force)
 			/* force: the pair failed, the AN2 messages it waits for will never come */
 			rxq_enqueue(pop(&p->hd_head, &p->hd_tail));
 			p->dmn_deliv++;
-			delivered++;
+			an2r->delivered++;
 		} else if (p->ha_head && p->req_seen && p->ha_head->need <= p->dmn_deliv) {
 			rxq_enqueue(pop(&p->ha_head, &p->ha_tail));
 			p->an2_deliv++;
-			delivered++;
+			an2r->delivered++;
 		} else {
 			break;
 		}
@@ -140,7 +138,7 @@ void an2_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *
 	if (!p->ha_head && p->req_seen && hdr->dmn_before <= p->dmn_deliv) {
 		rxq_enqueue(m);   /* the steady state: nothing to wait for */
 		p->an2_deliv++;
-		delivered++;
+		an2r->delivered++;
 		if (p->hd_head)
 			an2_order_release(p, 0);
 		return;

@@ -10,7 +10,7 @@
 
 void an2_tx_complete(uint64_t cookie)
 {
-	if (cookie == 0 || cookie > an2_tx_slots(an2r->ep) * 2)
+	if (cookie == 0 || cookie > an2r->tx_slots)
 		return;
 	struct tx_rec *r = &an2r->tx_recs[cookie - 1];
 	for (unsigned i = 0; i < r->nblocks; i++)

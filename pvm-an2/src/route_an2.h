@@ -108,6 +108,7 @@ struct an2_route {
 	int errors_pending;
 	int exit_notices_held;   /* peers with PvmTaskExit notices held */
 	int quiesced;
+	int delivered;           /* messages an2_order.c put on the queue (progress' count) */
 	struct an2_route *next_lingering;   /* closed routes whose area is still in use */
 	/* transmit (an2_tx.c) */
 	struct tx_rec *tx_recs;  /* tx_slots records, by descriptor cookie - 1 */
