@@ -42,9 +42,9 @@ int an2_ctl_connect(const char *path);
 /* The directory part of path into dir. 0 or -ENAMETOOLONG. */
 int an2_dir_of(const char *path, char *dir, size_t len);
 /* A directory fit for an2d's socket and files: no symlink, owned by us or root, not writable
- * by others unless sticky. With create, made (mode 0700) if missing. 0, or -errno and the
- * reason in an2_error_detail (-EPERM: another user could plant files there). */
-int an2_dir_check(const char *dir, bool create);
+ * by others unless sticky. 0, or -errno and the reason in an2_error_detail (-EPERM: another
+ * user could plant files there). */
+int an2_dir_check(const char *dir);
 /* Whether the process at the other end of the connected socket fd runs as us or as root.
  * 0, or -EPERM/-errno and the reason in an2_error_detail; path is named in it. */
 int an2_peer_check(int fd, const char *path);

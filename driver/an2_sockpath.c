@@ -42,15 +42,9 @@ int an2_dir_of(const char *path, char *dir, size_t len)
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int an2_dir_check(const char *dir, bool create)
+int an2_dir_check(const char *dir)
 {
     char text[200];
-    if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        int e = errno;
-        snprintf(text, sizeof text, "cannot create %.120s: %s", dir, strerror(e));
-        an2_set_detail(text);
-        return -e;
-    }
     struct stat st;
     if (lstat(dir, &st) != 0) {
         int e = errno;
@@ -97,7 +91,7 @@ int an2_ctl_connect(const char *path)
     char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
     int rc = an2_dir_of(path, dir, sizeof dir);
     if (rc == 0)
-        rc = an2_dir_check(dir, false);
+        rc = an2_dir_check(dir);
     if (rc != 0)
         return rc;
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);

@@ -82,7 +82,7 @@ static int claim_dir(struct an2d_files *f)
             f->dir_made = true;
         else if (errno != EEXIST)
             return say(f->dir, errno);
-        int rc = an2_dir_check(f->dir, false);
+        int rc = an2_dir_check(f->dir);
         if (rc != 0) {
             fprintf(stderr, "an2d: %s\n", an2_error_detail());
             errno = -rc;

@@ -76,13 +76,12 @@ static bool tick(struct an2d_loop *L, uint64_t now)
         an2d_log("control socket %s was removed or replaced: stopping", L->files->sock.path);
         return false;
     }
-    /* a client just arriving keeps us */
-    if (L->idle_exit_ns && now - L->idle_since >= L->idle_exit_ns &&
-        an2_driver_accept(L->drv, L->listen_fd) != 0)
+    bool idle_over = L->idle_exit_ns && now - L->idle_since >= L->idle_exit_ns;
+    if (idle_over && an2_driver_accept(L->drv, L->listen_fd) != 0) /* one arriving keeps us */
         pause_accepting(L);
     if (an2_driver_clients(L->drv) > 0) {
         L->idle_since = now;
-    } else if (L->idle_exit_ns && now - L->idle_since >= L->idle_exit_ns) {
+    } else if (idle_over) {
         an2d_log("no client for %llu s: stopping",
                  (unsigned long long)(L->idle_exit_ns / 1000000000u));
         return false;

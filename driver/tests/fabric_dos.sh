@@ -7,6 +7,16 @@
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
+# until_held: t_hold has made its connections
+until_held() { for _ in $(seq 100); do grep -q "^held" "$T/hold.out" && return; sleep 0.1; done; }
+# until_served SECONDS: a fresh client is served within SECONDS, else fail with WHY ($2)
+until_served() {
+    for _ in $(seq $(( $1 * 10 ))); do
+        "$BIN/an2stat" --summary >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    fail "$2"
+}
 # at_most_busy FROM_TICKS SECONDS: an2d used at most a fifth of SECONDS of CPU since then
 at_most_busy() {
     local used=$(( $(cpu_ticks "$AN2D_PID") - $1 ))
@@ -26,19 +36,14 @@ for _ in $(seq 100); do "$BIN/an2stat" --summary >/dev/null 2>&1 && break; sleep
 "$TBIN/t_hold" 300 14 > "$T/hold.out" &
 hold=$!
 KIDS+=("$hold")
-for _ in $(seq 100); do grep -q "^held" "$T/hold.out" && break; sleep 0.1; done
+until_held
 t0=$(cpu_ticks "$AN2D_PID")
 out=$("$BIN/an2stat" --summary 2>&1) && fail "a client beyond the limit was served: $out"
 echo "$out" | grep -q "clients already" || fail "a refused client was not told why: $out"
 sleep 4
 at_most_busy "$t0" 4
 # the silent ones go after 10 s: a fresh client is served while they are still held
-served=0
-for _ in $(seq 150); do
-    "$BIN/an2stat" --summary >/dev/null 2>&1 && { served=1; break; }
-    sleep 0.1
-done
-[ $served = 1 ] || fail "no fresh client served while silent connections were held"
+until_served 15 "no fresh client served while silent connections were held"
 kill -0 "$hold" 2>/dev/null || fail "t_hold ended before the check"
 wait "$hold" || fail "t_hold"
 KIDS=()
@@ -59,7 +64,7 @@ prlimit --pid "$AN2D_PID" --nofile=40:40
 "$TBIN/t_hold" 80 4 > "$T/hold.out" &
 hold=$!
 KIDS+=("$hold")
-for _ in $(seq 100); do grep -q "^held" "$T/hold.out" && break; sleep 0.1; done
+until_held
 t0=$(cpu_ticks "$AN2D_PID")
 sleep 3
 at_most_busy "$t0" 3
@@ -68,11 +73,6 @@ KIDS=()
 log_has "not accepting until a client goes" || fail "the pause was not logged"
 lines=$(grep -c "not accepting" "$T/an2d.log")
 [ "$lines" -le 6 ] || fail "$lines lines about accept: the log is not rate-limited"
-served=0
-for _ in $(seq 100); do
-    "$BIN/an2stat" --summary >/dev/null 2>&1 && { served=1; break; }
-    sleep 0.1
-done
-[ $served = 1 ] || fail "no client served after the descriptors came back"
+until_served 10 "no client served after the descriptors came back"
 stop_an2d
 echo "dos: ok"

@@ -61,9 +61,9 @@ void lpvm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int lpvm_attach(void);        /* connect to pvmd if not yet; 0 or negative error */
 void lpvm_detach(void);       /* close everything, back to unconnected */
 
-/* routes.c: the pvmd route as routes[0], then every optional route that opens. 0 or
+/* routes.c: after the pvmd route (routes[0]), every optional route that opens. 0 or
  * PvmOutOfRes. */
-int lpvm_routes_open(struct route *daemon);
+int lpvm_routes_open(void);
 void lpvm_routes_close(void);
 /* The first route, from the last opened to the pvmd route, that takes m. */
 int lpvm_routes_send(struct msg *m);

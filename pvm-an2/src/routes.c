@@ -1,15 +1,12 @@
-/* routes.c — the set of routes a task has: the pvmd route first, then the optional ones
- * (route.h names their openers), and the calls the core makes across all of them. */
+/* routes.c — the set of routes a task has: the pvmd route (task.c opens it), then the optional
+ * ones (route.h names their openers), and the calls the core makes across all of them. */
 #include "an2pvm.h"
 
 /* Optional routes, in the order they are opened; a message tries the last opened first. */
 static struct route *(*const openers[])(void) = { an2_route_open };
 
-int lpvm_routes_open(struct route *daemon)
+int lpvm_routes_open(void)
 {
-	lpvm.daemon = daemon;
-	lpvm.routes[0] = daemon;
-	lpvm.nroutes = 1;
 	for (unsigned i = 0; i < sizeof openers / sizeof openers[0]; i++) {
 		struct route *r = openers[i]();
 		if (!r)

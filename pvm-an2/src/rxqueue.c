@@ -116,9 +116,11 @@ static long long now_ms(void)
 /* Whether every other route lets r's progress (a system call) be made now. */
 static int due(const struct route *r)
 {
-	for (int i = 0; i < lpvm.nroutes; i++)
-		if (lpvm.routes[i] != r && !lpvm.routes[i]->ops->others_due(lpvm.routes[i], r->ready != 0))
+	for (int i = 0; i < lpvm.nroutes; i++) {
+		struct route *other = lpvm.routes[i];
+		if (other != r && !other->ops->others_due(other, r->ready != 0))
 			return 0;
+	}
 	return 1;
 }
 

@@ -222,7 +222,7 @@ int lpvm_attach(void)
 	const char *ctx = getenv("PVMCTX");
 	if (ctx)
 		lpvm.ctx = (int)strtol(ctx, NULL, 0);
-	cc = lpvm_routes_open(daemon);   /* the AN2 fast path, or the pvmd route alone */
+	cc = lpvm_routes_open();   /* the AN2 fast path, or the pvmd route alone */
 	if (cc) {
 		lpvm_detach();
 		return cc;
