@@ -371,6 +371,15 @@ uint64_t an2_switch_next_deadline(const struct an2_switch *sw)
     return t;
 }
 
+int an2_switch_port_set_rate(struct an2_switch *sw, unsigned port, double cells_per_second)
+{
+    if (!sw || port >= sw->nports || cells_per_second < 0)
+        return -EINVAL;
+    link_pacer_init(&sw->port[port].out_pacer, cells_per_second);
+    sw->port[port].out_pacer.backlogged = true;
+    return 0;
+}
+
 int an2_switch_port_counters(const struct an2_switch *sw, unsigned port,
                              struct an2_port_counters *out)
 {

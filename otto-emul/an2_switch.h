@@ -33,6 +33,10 @@ int an2_switch_route_add(struct an2_switch *sw, unsigned in_port, uint16_t in_vp
 int an2_switch_route_del(struct an2_switch *sw, unsigned in_port, uint16_t in_vpi,
                          uint16_t in_vci);
 
+/* Paces the switch -> device direction of one port's link at cells_per_second (0: unpaced),
+ * instead of the rate of the config. 0 or -EINVAL. */
+int an2_switch_port_set_rate(struct an2_switch *sw, unsigned port, double cells_per_second);
+
 int an2_switch_port_counters(const struct an2_switch *sw, unsigned port,
                              struct an2_port_counters *out);
 int an2_switch_vc_counters(const struct an2_switch *sw, unsigned in_port, uint16_t in_vpi,
