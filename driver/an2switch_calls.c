@@ -1,0 +1,207 @@
+/* an2switch_calls.c — the switch's signalling: SETUP picks the outgoing port for the called
+ * host, allocates the VCI on the outgoing link and programs both directions; CONNECT and
+ * RELEASE follow the call's hops; LOOKUP is flooded, FOUND routed to the asker; a link that
+ * goes releases every VC through it. */
+#include "an2switch.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "an2_link.h"
+#include "an2_switch.h"
+#include "an2d_log.h"
+
+static uint64_t call_key(unsigned port, uint16_t vci)
+{
+    return (uint64_t)port << 16 | vci;
+}
+
+static struct an2_link *up_link(const struct an2sw *s, unsigned port)
+{
+    return port < s->nports && s->links[port] && an2_link_is_up(s->links[port])
+               ? s->links[port]
+               : NULL;
+}
+
+static void send_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m)
+{
+    struct an2_link *l = up_link(s, port);
+    if (!l || !an2_link_send_sig(l, m))
+        s->sig_dropped++;
+}
+
+/* The port towards host address `host`: the host's own port if it hangs on this switch,
+ * else a trunk to its switch. -1 if none is up. */
+static int port_for_host(const struct an2sw *s, uint32_t host)
+{
+    struct an2_link_info info;
+    if ((host >> 8) == s->id) {
+        unsigned port = host & 0xffu;
+        struct an2_link *l = up_link(s, port);
+        if (!l)
+            return -1;
+        an2_link_info(l, &info);
+        return info.peer_role == AN2_FIBER_ROLE_HOST ? (int)port : -1;
+    }
+    for (unsigned p = 0; p < s->nports; p++) {
+        struct an2_link *l = up_link(s, p);
+        if (!l)
+            continue;
+        an2_link_info(l, &info);
+        if (info.peer_role == AN2_FIBER_ROLE_SWITCH && info.peer_switch_id == (host >> 8))
+            return (int)p;
+    }
+    return -1;
+}
+
+static void release_back(struct an2sw *s, unsigned port, const struct an2_sig_msg *setup,
+                         uint8_t cause)
+{
+    struct an2_sig_msg r = *setup;
+    r.type = AN2_SIG_RELEASE;
+    r.cause = cause;
+    send_sig(s, port, &r);
+}
+
+/* Removes the call's routes and link VCs, and the call. */
+static void call_free(struct an2sw *s, struct an2sw_call *c)
+{
+    for (int i = 0; i < 2; i++) {
+        an2_switch_route_del(s->sw, c->port[i], 0, c->vci[i]);
+        if (s->links[c->port[i]])
+            an2_link_vc_del(s->links[c->port[i]], c->vci[i]);
+        vc_map_del(&s->calls, call_key(c->port[i], c->vci[i]));
+    }
+    s->ncalls--;
+    free(c);
+}
+
+static void on_setup(struct an2sw *s, unsigned in, const struct an2_sig_msg *m)
+{
+    struct an2_link *in_link = s->links[in];
+    if (m->vci < AN2_FIBER_FIRST_VCI || vc_map_get(&s->calls, call_key(in, m->vci))) {
+        static struct an2d_log_limit limit;
+        an2d_log_limited(&limit, "port %u: SETUP on VCI %u, reserved or in use: refused", in,
+                         m->vci);
+        release_back(s, in, m, AN2_CAUSE_NO_VCI);
+        return;
+    }
+    int out = port_for_host(s, m->called_host);
+    if (out < 0 || (unsigned)out == in) {
+        release_back(s, in, m, AN2_CAUSE_NO_ROUTE);
+        return;
+    }
+    struct an2_link *out_link = s->links[out];
+    uint16_t gen;
+    uint16_t vci = an2_link_vci_alloc(out_link, &gen);
+    struct an2sw_call *c = vci ? calloc(1, sizeof *c) : NULL;
+    if (!c) {
+        release_back(s, in, m, AN2_CAUSE_NO_VCI);
+        return;
+    }
+    *c = (struct an2sw_call){.port = {in, (unsigned)out}, .vci = {m->vci, vci}};
+    int rc = an2_switch_route_add(s->sw, in, 0, m->vci, (unsigned)out, 0, vci);
+    if (!rc && (rc = an2_switch_route_add(s->sw, (unsigned)out, 0, vci, in, 0, m->vci)))
+        an2_switch_route_del(s->sw, in, 0, m->vci);
+    if (!rc && (rc = an2_link_vc_add(in_link, m->vci, m->gen)) == 0 &&
+        (rc = an2_link_vc_add(out_link, vci, gen)) != 0)
+        an2_link_vc_del(in_link, m->vci);
+    if (!rc && (rc = vc_map_put(&s->calls, call_key(in, m->vci), c)) == 0 &&
+        (rc = vc_map_put(&s->calls, call_key((unsigned)out, vci), c)) != 0)
+        vc_map_del(&s->calls, call_key(in, m->vci));
+    if (rc) {
+        an2_switch_route_del(s->sw, in, 0, m->vci);
+        an2_switch_route_del(s->sw, (unsigned)out, 0, vci);
+        an2_link_vc_del(in_link, m->vci);
+        an2_link_vc_del(out_link, vci);
+        free(c);
+        release_back(s, in, m, AN2_CAUSE_NO_VCI);
+        return;
+    }
+    s->ncalls++;
+    struct an2_sig_msg fwd = *m;
+    fwd.vci = vci;
+    fwd.gen = gen;
+    send_sig(s, (unsigned)out, &fwd);
+}
+
+/* CONNECT or RELEASE: to the call's other end. */
+static void along_call(struct an2sw *s, unsigned in, const struct an2_sig_msg *m)
+{
+    struct an2sw_call *c = vc_map_get(&s->calls, call_key(in, m->vci));
+    if (!c)
+        return; /* a call already released (both ends may release at once) */
+    int other = c->port[0] == in && c->vci[0] == m->vci ? 1 : 0;
+    struct an2_sig_msg fwd = *m;
+    fwd.vci = c->vci[other];
+    unsigned out = c->port[other];
+    if (m->type == AN2_SIG_RELEASE)
+        call_free(s, c);
+    send_sig(s, out, &fwd);
+}
+
+void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m)
+{
+    switch (m->type) {
+    case AN2_SIG_SETUP:
+        on_setup(s, port, m);
+        break;
+    case AN2_SIG_CONNECT:
+    case AN2_SIG_RELEASE:
+        along_call(s, port, m);
+        break;
+    case AN2_SIG_LOOKUP:
+        if (m->hops == 0)
+            break;
+        for (unsigned p = 0; p < s->nports; p++) {
+            if (p == port || !up_link(s, p))
+                continue;
+            struct an2_sig_msg fwd = *m;
+            fwd.hops--;
+            send_sig(s, p, &fwd);
+        }
+        break;
+    case AN2_SIG_FOUND: {
+        int out = port_for_host(s, m->calling_host);
+        if (out >= 0 && (unsigned)out != port)
+            send_sig(s, (unsigned)out, m);
+        else
+            s->sig_dropped++;
+        break;
+    }
+    default: {
+        static struct an2d_log_limit limit;
+        an2d_log_limited(&limit, "port %u: signalling message of unknown type %u ignored",
+                         port, m->type);
+    }
+    }
+}
+
+void an2sw_port_down(struct an2sw *s, unsigned port)
+{
+    for (size_t i = 0; i < s->calls.cap; i++) {
+        struct an2sw_call *c = vc_map_slot_value(&s->calls, i);
+        if (!c || (c->port[0] != port && c->port[1] != port))
+            continue;
+        int other = c->port[0] == port ? 1 : 0;
+        struct an2_sig_msg r = {.type = AN2_SIG_RELEASE, .cause = AN2_CAUSE_LINK_DOWN,
+                                .vci = c->vci[other]};
+        unsigned out = c->port[other];
+        call_free(s, c);
+        if (out != port)
+            send_sig(s, out, &r);
+        i = (size_t)-1; /* the map changed under the walk: start over (bounded by ncalls) */
+    }
+}
+
+void an2sw_calls_free(struct an2sw *s)
+{
+    for (size_t i = 0; i < s->calls.cap; i++) {
+        struct an2sw_call *c = vc_map_slot_value(&s->calls, i);
+        if (c) {
+            call_free(s, c);
+            i = (size_t)-1;
+        }
+    }
+    vc_map_free(&s->calls);
+}
