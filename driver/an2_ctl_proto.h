@@ -79,6 +79,9 @@ struct an2_stat_hdr {
     uint32_t nports, nendpoints, nvcs, npending;
     uint32_t nroutes;             /* switch routes the driver has programmed */
     uint32_t truncated;           /* 1 if records were left out to fit one message */
+    uint32_t host_addr;           /* ours on the fabric (switch id << 8 | port); 0: alone */
+    uint32_t uplink_up;           /* 1: the link to the fabric's switch is up */
+    uint64_t uplink_rtt_ns;       /* its last keepalive round trip */
 };
 
 struct an2_stat_port {

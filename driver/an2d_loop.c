@@ -14,6 +14,7 @@
 
 #include "an2d_files.h"
 #include "an2d_log.h"
+#include "an2d_uplink.h"
 #include "driver.h"
 #include "otto.h"
 
@@ -40,6 +41,8 @@ static void cpu_relax(void)
 static bool poll_hardware(struct an2d_loop *L, uint64_t now)
 {
     bool progress = otto_poll(L->otto, now);
+    if (L->uplink)
+        progress |= an2d_uplink_poll(L->uplink, now);
     if (progress)
         an2_driver_drains_check(L->drv);
     return progress;
@@ -115,6 +118,9 @@ static int handle_events(struct an2d_loop *L, uint64_t timeout_ns)
                 an2d_log("signal %u: stopping", si.ssi_signo);
                 keep_going = false;
             }
+        } else if (tag == AN2D_EV_UPLINK) {
+            if (L->uplink)
+                an2d_uplink_event(L->uplink, now_ns());
         } else if (tag >= AN2_DRIVER_EPOLL_BASE) {
             an2_driver_event(L->drv, tag - AN2_DRIVER_EPOLL_BASE, ev[i].events);
         }
@@ -137,6 +143,8 @@ void an2d_loop_run(struct an2d_loop *L)
             if (handle_events(L, 0) < 0 || (now >= L->next_tick && !tick(L, now)))
                 return;
             an2_driver_drains_check(L->drv); /* a close or a departure may have ended one */
+            if (L->uplink && now >= an2d_uplink_deadline(L->uplink))
+                an2d_uplink_housekeeping(L->uplink, now);
             next_ctl = now + L->ctl_period_ns;
         }
         if (progress) {
@@ -171,6 +179,8 @@ void an2d_loop_run(struct an2d_loop *L)
             continue;
         }
         deadline = otto_next_deadline(L->otto);
+        if (L->uplink && an2d_uplink_deadline(L->uplink) < deadline)
+            deadline = an2d_uplink_deadline(L->uplink);
         now = now_ns();
         /* a deadline already past that brought no progress is stale: don't spin on it */
         uint64_t timeout = deadline == UINT64_MAX      ? UINT64_MAX
@@ -181,6 +191,8 @@ void an2d_loop_run(struct an2d_loop *L)
             timeout = L->next_tick > now ? L->next_tick - now : 0;
         int events = handle_events(L, timeout);
         an2_driver_drains_check(L->drv);
+        if (L->uplink && now_ns() >= an2d_uplink_deadline(L->uplink))
+            an2d_uplink_housekeeping(L->uplink, now_ns());
         otto_set_asleep(L->otto, false);
         now = now_ns();
         if (events < 0 || (now >= L->next_tick && !tick(L, now)))

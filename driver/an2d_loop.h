@@ -9,9 +9,10 @@
 struct otto;
 struct an2_driver;
 struct an2d_files;
+struct an2d_uplink;
 
 /* epoll data values of the loop's own descriptors (clients use AN2_DRIVER_EPOLL_BASE+). */
-enum { AN2D_EV_LISTEN = 1, AN2D_EV_SIGNAL = 2 };
+enum { AN2D_EV_LISTEN = 1, AN2D_EV_SIGNAL = 2, AN2D_EV_UPLINK = 3 };
 
 struct an2d_loop {
     int epoll_fd, listen_fd, signal_fd;
@@ -23,6 +24,7 @@ struct an2d_loop {
     uint64_t yield_ns;       /* idle time spent yielding before sleeping */
     uint64_t idle_exit_ns;   /* stop after this long without a client; 0: never */
     const struct an2d_files *files; /* stop when the control socket is gone (NULL: never) */
+    struct an2d_uplink *uplink;      /* the link to a switch of the fabric, or NULL */
     /* the loop's own state */
     uint64_t next_tick, idle_since;
     bool accept_paused;      /* out of descriptors: the listening socket is out of epoll */

@@ -22,6 +22,7 @@
 #include "an2d_loop.h"
 #include "an2d_rate.h"
 #include "an2d_stop.h"
+#include "an2d_uplink.h"
 #include "driver.h"
 #include "otto.h"
 
@@ -45,6 +46,7 @@ struct options {
     bool daemonise, stop;
     struct an2_driver_limits limits;
     uint64_t spin_us, yield_us, pace_spin_us;
+    const char *switch_addr;  /* the fabric's switch, or NULL: this host alone */
 };
 
 static void usage(FILE *f)
@@ -62,6 +64,9 @@ static void usage(FILE *f)
             "                           an an2d a task starts gets $AN2D_IDLE_EXIT, else 60)\n"
             "  -r, --rate RATE          link rate: unpaced (default), oc3, oc12, or linux-atm QoS\n"
             "                           text, e.g. cbr:pcr=100000 or ubr:max_pcr=100Mbps\n"
+            "      --switch ADDR        attach this host to the AN2 switch at ADDR (HOST:PORT,\n"
+            "                           [IPv6]:PORT or unix:PATH; default $AN2_SWITCH, else\n"
+            "                           none: this host alone, with its own switch)\n"
             "      --capture FILE       write every AAL5 PDU to FILE (gzip pcap, SunATM)\n"
             "      --ber RATE           inject bit errors (per payload bit; default 0)\n"
             "      --cell-loss RATE     inject cell loss (per cell; default 0)\n"
@@ -124,7 +129,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_STOP = 256, O_PID, O_LOG, O_CAPTURE, O_BER, O_LOSS, O_SEED, O_BUF, O_MAXBUF,
            O_DESC, O_VCS, O_MAXVCS, O_CLIENTS, O_CREDITS, O_SPIN, O_YIELD, O_PACE_SPIN,
-           O_IDLE_EXIT, O_KEEP_LOG };
+           O_IDLE_EXIT, O_KEEP_LOG, O_SWITCH };
     static const struct option longopts[] = {
         {"daemon", no_argument, 0, 'd'},       {"stop", no_argument, 0, O_STOP},
         {"socket", required_argument, 0, 's'}, {"pid-file", required_argument, 0, O_PID},
@@ -140,6 +145,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"pace-spin-us", required_argument, 0, O_PACE_SPIN},
         {"idle-exit", required_argument, 0, O_IDLE_EXIT},
         {"keep-log", no_argument, 0, O_KEEP_LOG},
+        {"switch", required_argument, 0, O_SWITCH},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     *o = (struct options){
@@ -194,6 +200,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case O_IDLE_EXIT: ok = parse_u64(optarg, &o->idle_exit_s) && o->idle_exit_s < 1u << 30;
             break;
         case O_KEEP_LOG: o->keep_log = true; break;
+        case O_SWITCH: o->switch_addr = optarg; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }
@@ -206,6 +213,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         fprintf(stderr, "an2d: unexpected argument '%s'\n", argv[optind]);
         return -1;
     }
+    if (!o->switch_addr && getenv("AN2_SWITCH") && *getenv("AN2_SWITCH"))
+        o->switch_addr = getenv("AN2_SWITCH");
     struct an2_driver_limits *L = &o->limits;
     /* a lowered limit lowers the default with it, unless the default was given too */
     if (!vcs_given && L->default_vcs > L->max_vcs)
@@ -287,6 +296,9 @@ static int serve(struct options *o, int listen_fd, int ready_fd)
     struct an2_capture *cap = NULL;
     struct otto *otto = NULL;
     struct an2_driver *drv = NULL;
+    struct an2d_uplink up = {.spec = o->switch_addr, .epoll_tag = AN2D_EV_UPLINK,
+                             .window = o->vc_credits, .keepalive_ms = 200,
+                             .cells_per_second = o->cells_per_second};
     sigset_t sigs;
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGTERM);
@@ -305,7 +317,8 @@ static int serve(struct options *o, int listen_fd, int ready_fd)
         goto out;
     }
     drv = an2_driver_create(&o->limits, L.epoll_fd, o->cells_per_second);
-    struct an2_switch_config sc = {.nports = 1, .vc_credit_cells = o->vc_credits,
+    struct an2_switch_config sc = {.nports = o->switch_addr ? 2 : 1,
+                                   .vc_credit_cells = o->vc_credits,
                                    .cells_per_second = o->cells_per_second};
     sw = drv ? an2_switch_create(&sc) : NULL;
     if (!sw) {
@@ -328,6 +341,17 @@ static int serve(struct options *o, int listen_fd, int ready_fd)
     an2_driver_set_hardware(drv, otto, sw);
     L.otto = otto;
     L.drv = drv;
+    if (o->switch_addr) {
+        char err[300];
+        up.sw = sw;
+        up.drv = drv;
+        up.epoll_fd = L.epoll_fd;
+        if (an2d_uplink_start(&up, 3000, err, sizeof err) != 0) {
+            an2d_log("--switch %s", err);
+            goto out;
+        }
+        L.uplink = &up;
+    }
 
     int rc = an2d_files_write_pid(&o->files);
     if (rc != 0) {
@@ -352,6 +376,7 @@ static int serve(struct options *o, int listen_fd, int ready_fd)
     an2d_loop_run(&L);
     status = 0;
 out:
+    an2d_uplink_stop(&up);   /* VCs across it are gone; the switch releases their far ends */
     an2_driver_destroy(drv); /* every task's VCs and portion go before the hardware */
     if (otto)
         otto_destroy(otto);

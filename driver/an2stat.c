@@ -13,10 +13,12 @@
 #include "an2.h"
 #include "an2_ctl_proto.h"
 #include "an2_internal.h"
+#include "an2_netaddr.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: an2stat [-s SOCKET] [-p] [-e] [-v] [--summary]\n"
+               "       an2stat --switch CONTROL   an an2switch's ports, links and VCs\n"
                "  -s, --socket PATH  an2d's control socket (default: as liban2 finds it)\n"
                "  -p, --ports        switch port counters only\n"
                "  -e, --endpoints    endpoints only\n"
@@ -75,13 +77,38 @@ static int fetch(const char *path, char *buf, size_t len, size_t *got)
     return rc;
 }
 
+/* What an an2switch answers on its --control socket. */
+static int switch_report(const char *path)
+{
+    char spec[300], err[300];
+    snprintf(spec, sizeof spec, "unix:%s", path);
+    int fd = an2_net_connect(spec, 2000, err, sizeof err);
+    if (fd < 0) {
+        fprintf(stderr, "an2stat: --switch %s\n", err);
+        return 1;
+    }
+    char buf[4096];
+    for (int i = 0; i < 4096; i++) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 5000) != 1)
+            break;
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        fwrite(buf, 1, (size_t)n, stdout);
+    }
+    close(fd);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    enum { O_SUMMARY = 256 };
+    enum { O_SUMMARY = 256, O_SWITCH };
     static const struct option longopts[] = {
         {"socket", required_argument, 0, 's'}, {"ports", no_argument, 0, 'p'},
         {"endpoints", no_argument, 0, 'e'},    {"vcs", no_argument, 0, 'v'},
         {"summary", no_argument, 0, O_SUMMARY}, {"help", no_argument, 0, 'h'},
+        {"switch", required_argument, 0, O_SWITCH},
         {0, 0, 0, 0},
     };
     char path[108] = "";
@@ -94,6 +121,7 @@ int main(int argc, char **argv)
         case 'e': eps = true; break;
         case 'v': vcs = true; break;
         case O_SUMMARY: summary = true; break;
+        case O_SWITCH: return switch_report(optarg);
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -133,6 +161,10 @@ int main(int argc, char **argv)
                    h.cells_per_second * 384 / 1e6);
         else
             printf("an2d pid %d, up %.1f s, link unpaced\n", h.pid, h.uptime_ns / 1e9);
+        if (h.host_addr)
+            printf("host %u.%u of the fabric; uplink to the switch %s, round trip %.1f us\n",
+                   h.host_addr >> 8, h.host_addr & 0xffu, h.uplink_up ? "up" : "DOWN",
+                   h.uplink_rtt_ns / 1e3);
     }
     if (ports) {
         printf("\nSwitch ports\n%-5s %14s %14s %14s %10s %8s\n", "PORT", "CELLS_IN",
@@ -171,7 +203,7 @@ int main(int argc, char **argv)
     }
     if (vcs)
         printf("\nVCs (controller counters of this end; switch counters of its cells)\n"
-               "%-9s %4s %-12s %8s %10s %10s %10s %10s %6s %6s %6s %6s %10s %10s %8s %6s %5s %s\n",
+               "%-9s %4s %-12s %12s %10s %10s %10s %10s %6s %6s %6s %6s %10s %10s %8s %6s %5s %s\n",
                "ENDPOINT", "VC", "ADDR", "PEER", "TX_PDUS", "TX_CELLS", "RX_PDUS", "RX_CELLS",
                "CRC", "LEN", "PROT", "ABORT", "SW_IN", "SW_OUT", "STALLS", "DROPS", "BUF",
                "PVM_TASKS");
@@ -180,9 +212,13 @@ int main(int argc, char **argv)
         memcpy(&s, p, sizeof s);
         if (!vcs)
             continue;
-        char addr[AN2_ADDR_LEN], peer[16];
+        char addr[AN2_ADDR_LEN], peer[32];
         an2_addr_format(addr, sizeof addr, s.itf, s.vpi, s.vci);
-        snprintf(peer, sizeof peer, s.peer_gone ? "%u-gone" : "%u", s.peer_id);
+        if (s.peer_id >> 16 != h.host_addr) /* on another host: say which */
+            snprintf(peer, sizeof peer, "%u.%u/%u%s", s.peer_id >> 24, s.peer_id >> 16 & 0xffu,
+                     s.peer_id & 0xffffu, s.peer_gone ? "-gone" : "");
+        else
+            snprintf(peer, sizeof peer, s.peer_gone ? "%u-gone" : "%u", s.peer_id);
         char mine[16], theirs[16], tasks[48] = "-";
         name_text(mine, sizeof mine, name_of(names, h.nendpoints, s.endpoint_id));
         name_text(theirs, sizeof theirs, name_of(names, h.nendpoints, s.peer_id));
@@ -190,7 +226,7 @@ int main(int argc, char **argv)
             snprintf(tasks, sizeof tasks, "%s<->%s", mine, theirs);
         if (s.closing)
             snprintf(tasks + strlen(tasks), sizeof tasks - strlen(tasks), " (closing)");
-        printf("%-9u %4u %-12s %8s %10llu %10llu %10llu %10llu %6llu %6llu %6llu %6llu %10llu "
+        printf("%-9u %4u %-12s %12s %10llu %10llu %10llu %10llu %6llu %6llu %6llu %6llu %10llu "
                "%10llu %8llu %6llu %5u %s\n",
                s.endpoint_id, s.vc, addr, peer, (unsigned long long)s.tx_pdus,
                (unsigned long long)s.tx_cells, (unsigned long long)s.rx_pdus,

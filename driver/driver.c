@@ -1,5 +1,6 @@
 /* driver.c — the driver's clients: accepting tasks, handing out portions, parsing requests,
  * waking sleepers, and dropping a client however it goes away. */
+#include "an2_fiber.h"
 #include "driver_internal.h"
 
 #include <errno.h>
@@ -75,6 +76,9 @@ void an2_driver_destroy(struct an2_driver *drv)
         drop_client(drv, i, "an2d stopping", true);
     }
     free(drv->pending);
+    free(drv->rpending);
+    free(drv->held);
+    free(drv->lookups);
     free(drv->drains);
     free(drv->closing);
     free(drv->clients);
@@ -82,6 +86,18 @@ void an2_driver_destroy(struct an2_driver *drv)
 }
 
 bool an2_driver_stop_requested(const struct an2_driver *drv) { return drv->stop_requested; }
+
+uint32_t drv_endpoint_id_alloc(struct an2_driver *drv)
+{
+    for (uint32_t n = 0; n < 65535; n++) {
+        uint32_t local = drv->next_endpoint_id;
+        drv->next_endpoint_id = local == 65535 ? 1 : local + 1;
+        uint32_t id = an2_ep_global(drv->host_addr, local);
+        if (!drv_client_by_id(drv, id))
+            return id;
+    }
+    return 0;
+}
 
 struct drv_client *drv_client_by_id(struct an2_driver *drv, uint32_t endpoint_id)
 {
@@ -227,6 +243,7 @@ int an2_driver_accept(struct an2_driver *drv, int listen_fd)
 void an2_driver_tick(struct an2_driver *drv, uint64_t now_ns)
 {
     static struct an2d_log_limit limit;
+    drv_remote_tick(drv, now_ns);
     for (uint32_t i = 0; i < drv->limits.max_clients; i++) {
         struct drv_client *c = &drv->clients[i];
         if (c->fd >= 0 && !c->endpoint_id && now_ns - c->last_request_ns >= AN2_SILENT_NS) {
@@ -402,7 +419,13 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
     c->size = geo.portion_size;
     c->buf_size = geo.buf_size;
     c->max_vcs = pp.max_vcs;
-    c->endpoint_id = drv->next_endpoint_id++;
+    c->endpoint_id = drv_endpoint_id_alloc(drv);
+    if (!c->endpoint_id) {
+        what = "no free endpoint number";
+        err = ENOSPC;
+        otto_detach(drv->otto, slot);
+        goto fail;
+    }
 
     struct an2_ctl_reply r;
     drv_reply_init(&r, AN2_CTL_R_OPEN, 0);

@@ -53,6 +53,16 @@ void an2_driver_interrupt(void *ctx, uint32_t portion_id);
  * told PEER_GONE now). Call after the hardware moved cells and after control events; cheap
  * when nothing closes or drains. */
 void an2_driver_drains_check(struct an2_driver *drv);
+/* The fabric beyond this host (an2_link.h): the link to a switch on switch port 1, once
+ * its HELLO has come (our host address is the one it gave); NULL when it went down: every
+ * VC across it is reported PEER_GONE. */
+struct an2_link;
+struct an2_sig_msg;
+void an2_driver_set_uplink(struct an2_driver *drv, struct an2_link *link);
+/* The uplink's signalling callback (struct an2_link_config.on_sig); ctx is the driver. */
+void an2_driver_on_sig(void *ctx, struct an2_link *link, const struct an2_sig_msg *msg);
+uint32_t an2_driver_host_addr(const struct an2_driver *drv);
+
 /* True once a client has asked an2d to stop. */
 bool an2_driver_stop_requested(const struct an2_driver *drv);
 

@@ -15,6 +15,7 @@
 #define AN2_LINK_ITF 0   /* the interface number shown in VC addresses */
 #define AN2_LINK_VPI 0   /* every VC of the host link is on VPI 0 */
 #define AN2_HOST_PORT 0  /* an2d's controller sits on switch port 0 */
+#define AN2_UPLINK_PORT 1 /* the link to a switch of the fabric, if any, on port 1 */
 #define AN2_FIRST_VCI 32 /* VCIs below 32 are reserved by ITU-T */
 #define AN2_SILENT_NS (10 * 1000000000ull) /* a connection without an endpoint that sends
                                             * nothing for this long is dropped */
@@ -30,6 +31,9 @@ struct drv_vc {
     uint32_t peer_id;
     uint32_t peer_slot;    /* valid while !peer_gone */
     uint16_t peer_vc;
+    bool     remote;       /* the peer is on another host: its cells cross the uplink */
+    bool     released;     /* remote: the call is gone (RELEASE, or the uplink went down) */
+    uint16_t link_vci;     /* remote: the VC's VCI on the uplink */
 };
 
 struct drv_client {
@@ -72,6 +76,27 @@ struct drv_pending {
     uint32_t from_slot, from_id, to_id;
 };
 
+/* A VC_OPEN to an endpoint on another host: we sent SETUP (the lower endpoint id calls), or
+ * we wait for the peer's. */
+struct drv_rpending {
+    uint32_t slot, from_id, to_id;
+    bool setup_sent;
+    uint16_t link_vci;       /* setup_sent: the VCI our SETUP took on the uplink */
+};
+
+/* A SETUP from another host for a local endpoint that has not asked for that VC (yet). */
+struct drv_held {
+    uint32_t from_id, to_id;
+    uint16_t link_vci;
+    uint64_t deadline_ns;
+};
+
+/* A LOOKUP sent over the fabric for a task, waiting for FOUND. */
+struct drv_lookup {
+    uint32_t slot, endpoint_id, name, ref;
+    uint64_t deadline_ns;
+};
+
 struct an2_driver {
     struct an2_driver_limits limits;
     struct otto *otto;
@@ -91,9 +116,21 @@ struct an2_driver {
     size_t nclosing, cap_closing;
     uint8_t vci_used[65536 / 8];
     uint32_t vci_cursor;
+    /* the fabric beyond this host (driver_remote.c); uplink NULL: this host alone */
+    struct an2_link *uplink;
+    uint32_t host_addr;           /* ours on the fabric; 0 alone */
+    struct drv_rpending *rpending;
+    size_t nrpending, cap_rpending;
+    struct drv_held *held;
+    size_t nheld, cap_held;
+    struct drv_lookup *lookups;
+    size_t nlookups, cap_lookups;
+    uint32_t lookup_ref;
 };
 
 uint64_t drv_now_ns(void);
+/* A free local endpoint number made global with our host address; 0 if none is free. */
+uint32_t drv_endpoint_id_alloc(struct an2_driver *drv);
 struct drv_client *drv_client_by_id(struct an2_driver *drv, uint32_t endpoint_id);
 /* Sends a reply (and fds, if nfds) without blocking; false if the client must be dropped. */
 bool drv_send(struct drv_client *c, const void *msg, size_t len, const int *fds, int nfds);
@@ -107,6 +144,26 @@ void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc);
  * keep_closing, VCs it closed while their transmits were queued stay until these have gone
  * out (like a socket's data after close). True if such a VC remains. */
 bool drv_vc_release_all(struct an2_driver *drv, uint32_t slot, bool keep_closing);
+
+/* driver_vc.c, for driver_remote.c */
+int drv_vci_alloc(struct an2_driver *drv);
+void drv_vci_free(struct an2_driver *drv, uint16_t vci);
+int drv_free_vc_index(const struct drv_client *c);
+void drv_reply_vc(struct drv_client *c, int status, uint32_t peer_id, uint16_t vc,
+                  uint16_t vci, const char *detail);
+
+/* driver_remote.c: VCs to endpoints on other hosts, signalled over the uplink */
+bool drv_is_remote(const struct an2_driver *drv, uint32_t endpoint_id);
+void drv_remote_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id);
+/* true if a remote request of this endpoint to peer_id was withdrawn */
+bool drv_remote_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id);
+/* A remote VC's end goes: routes, the uplink's VC and (unless it is gone) a RELEASE. */
+void drv_remote_teardown(struct an2_driver *drv, const struct drv_vc *v);
+/* A departing endpoint's remote requests go (SETUPs sent are released). */
+void drv_remote_release_all(struct an2_driver *drv, uint32_t slot);
+/* a LOOKUP not answered here: asked over the fabric; false if there is no fabric */
+bool drv_remote_lookup(struct an2_driver *drv, uint32_t slot, uint32_t name);
+void drv_remote_tick(struct an2_driver *drv, uint64_t now_ns);
 
 /* driver_names.c: REGISTER and LOOKUP */
 void drv_name_request(struct an2_driver *drv, uint32_t slot, const struct an2_ctl_req *q);

@@ -1,5 +1,6 @@
 /* driver_stats.c — the STATS answer: switch port counters, endpoints and their VCs with the
  * controller's and the switch's counters, in one message (what an2stat prints). */
+#include "an2_link.h"
 #include "driver_internal.h"
 
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 #include "an2_switch.h"
 #include "otto.h"
 
-#define STAT_NPORTS 1u
+#define STAT_NPORTS 2u /* the controller's port and, on a fabric, the uplink */
 
 static void fill_vc(struct an2_driver *drv, uint32_t slot, uint16_t vc, struct an2_stat_vc *s)
 {
@@ -66,6 +67,13 @@ void drv_stats(struct an2_driver *drv, uint32_t slot)
     h->uptime_ns = drv_now_ns() - drv->start_ns;
     h->npending = (uint32_t)drv->npending;
     h->nroutes = drv->nroutes;
+    h->host_addr = drv->host_addr;
+    if (drv->uplink) {
+        struct an2_link_info li;
+        an2_link_info(drv->uplink, &li);
+        h->uplink_up = li.up;
+        h->uplink_rtt_ns = li.rtt_ns;
+    }
     size_t off = sizeof *h;
 
     for (unsigned p = 0; p < STAT_NPORTS; p++) {

@@ -25,8 +25,13 @@ static void vci_mark(struct an2_driver *drv, uint32_t v, bool used)
         drv->vci_used[v / 8] &= (uint8_t)~(1u << (v % 8));
 }
 
+void drv_vci_free(struct an2_driver *drv, uint16_t vci)
+{
+    vci_mark(drv, vci, false);
+}
+
 /* Next free VCI after the last one handed out, so that a closed VCI is reused late. */
-static int vci_alloc(struct an2_driver *drv)
+int drv_vci_alloc(struct an2_driver *drv)
 {
     for (uint32_t n = 0; n < 65536 - AN2_FIRST_VCI; n++) {
         uint32_t v = drv->vci_cursor;
@@ -39,7 +44,7 @@ static int vci_alloc(struct an2_driver *drv)
     return -ENOSPC;
 }
 
-static int free_vc_index(const struct drv_client *c)
+int drv_free_vc_index(const struct drv_client *c)
 {
     for (uint32_t i = 0; i < c->max_vcs; i++)
         if (!c->vcs[i].used)
@@ -47,8 +52,8 @@ static int free_vc_index(const struct drv_client *c)
     return -1;
 }
 
-static void reply_vc(struct drv_client *c, int status, uint32_t peer_id, uint16_t vc,
-                     uint16_t vci, const char *detail)
+void drv_reply_vc(struct drv_client *c, int status, uint32_t peer_id, uint16_t vc,
+                  uint16_t vci, const char *detail)
 {
     struct an2_ctl_reply r;
     drv_reply_init(&r, AN2_CTL_R_VC, status);
@@ -81,13 +86,13 @@ static long pending_find(const struct an2_driver *drv, uint32_t from_id, uint32_
 static void vc_connect(struct an2_driver *drv, uint32_t sa, uint32_t sb)
 {
     struct drv_client *a = &drv->clients[sa], *b = &drv->clients[sb];
-    int va = free_vc_index(a), vb = free_vc_index(b);
+    int va = drv_free_vc_index(a), vb = drv_free_vc_index(b);
     int ca = -1, cb = -1, err = -ENOSPC;
     const char *what = "no free local VC index";
     if (va < 0 || vb < 0)
         goto fail;
     what = "no free VCI on the link";
-    if ((ca = vci_alloc(drv)) < 0 || (cb = vci_alloc(drv)) < 0)
+    if ((ca = drv_vci_alloc(drv)) < 0 || (cb = drv_vci_alloc(drv)) < 0)
         goto free_vcis;
     what = "switch route";
     if ((err = an2_switch_route_add(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, (uint16_t)ca,
@@ -110,8 +115,8 @@ static void vc_connect(struct an2_driver *drv, uint32_t sa, uint32_t sb)
     b->vcs_open++;
     an2d_log("VC open: endpoint %u vc %d (0.%d.%d) <-> endpoint %u vc %d (0.%d.%d)",
              a->endpoint_id, va, AN2_LINK_VPI, ca, b->endpoint_id, vb, AN2_LINK_VPI, cb);
-    reply_vc(a, 0, b->endpoint_id, (uint16_t)va, (uint16_t)ca, NULL);
-    reply_vc(b, 0, a->endpoint_id, (uint16_t)vb, (uint16_t)cb, NULL);
+    drv_reply_vc(a, 0, b->endpoint_id, (uint16_t)va, (uint16_t)ca, NULL);
+    drv_reply_vc(b, 0, a->endpoint_id, (uint16_t)vb, (uint16_t)cb, NULL);
     return;
 unbind_a:
     otto_vc_unbind(drv->otto, sa, (uint16_t)va);
@@ -128,28 +133,32 @@ fail:;
     char detail[96];
     snprintf(detail, sizeof detail, "VC setup failed: %s: %s", what, strerror(-err));
     an2d_log("endpoints %u and %u: %s", a->endpoint_id, b->endpoint_id, detail);
-    reply_vc(a, err, b->endpoint_id, 0, 0, detail);
-    reply_vc(b, err, a->endpoint_id, 0, 0, detail);
+    drv_reply_vc(a, err, b->endpoint_id, 0, 0, detail);
+    drv_reply_vc(b, err, a->endpoint_id, 0, 0, detail);
 }
 
 void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
 {
     struct drv_client *c = &drv->clients[slot];
+    if (drv_is_remote(drv, peer_id)) {
+        drv_remote_open(drv, slot, peer_id);
+        return;
+    }
     struct drv_client *peer = drv_client_by_id(drv, peer_id);
     char detail[96];
     if (!peer || peer == c) {
         snprintf(detail, sizeof detail, peer ? "a VC needs two endpoints"
                                              : "no endpoint %u is open", peer_id);
-        reply_vc(c, peer ? -EINVAL : -ESRCH, peer_id, 0, 0, detail);
+        drv_reply_vc(c, peer ? -EINVAL : -ESRCH, peer_id, 0, 0, detail);
         return;
     }
     if (pending_find(drv, c->endpoint_id, peer_id) >= 0) {
-        reply_vc(c, -EALREADY, peer_id, 0, 0, "already asking that endpoint for a VC");
+        drv_reply_vc(c, -EALREADY, peer_id, 0, 0, "already asking that endpoint for a VC");
         return;
     }
     if (c->vcs_open + c->pending >= c->max_vcs) {
         snprintf(detail, sizeof detail, "VC limit of this endpoint reached (%u)", c->max_vcs);
-        reply_vc(c, -ENOSPC, peer_id, 0, 0, detail);
+        drv_reply_vc(c, -ENOSPC, peer_id, 0, 0, detail);
         return;
     }
     long match = pending_find(drv, peer_id, c->endpoint_id);
@@ -162,7 +171,7 @@ void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
         size_t cap = drv->cap_pending ? 2 * drv->cap_pending : 16;
         struct drv_pending *p = realloc(drv->pending, cap * sizeof *p);
         if (!p) {
-            reply_vc(c, -ENOMEM, peer_id, 0, 0, "an2d out of memory");
+            drv_reply_vc(c, -ENOMEM, peer_id, 0, 0, "an2d out of memory");
             return;
         }
         drv->pending = p;
@@ -179,8 +188,9 @@ void drv_vc_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
     long i = pending_find(drv, c->endpoint_id, peer_id);
     if (i >= 0)
         pending_remove(drv, (size_t)i);
+    bool withdrawn = i >= 0 || drv_remote_cancel(drv, slot, peer_id);
     struct an2_ctl_reply r;
-    drv_reply_init(&r, AN2_CTL_R_CANCEL, i >= 0 ? 0 : -ENOENT);
+    drv_reply_init(&r, AN2_CTL_R_CANCEL, withdrawn ? 0 : -ENOENT);
     r.peer_id = peer_id;
     drv_send(c, &r, sizeof r, NULL, 0);
 }
@@ -322,7 +332,9 @@ static void vc_teardown(struct an2_driver *drv, uint32_t slot, uint16_t vc)
     memset(&c->vcs[vc], 0, sizeof c->vcs[vc]);
     c->vcs_open--;
     bool vci_kept = false;
-    if (v.draining) {
+    if (v.remote) {
+        drv_remote_teardown(drv, &v);
+    } else if (v.draining) {
         drain_cancel(drv, slot, vc);
     } else if (!v.peer_gone) {
         struct drv_vc *pv = &drv->clients[v.peer_slot].vcs[v.peer_vc];
@@ -360,13 +372,14 @@ void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc)
 bool drv_vc_release_all(struct an2_driver *drv, uint32_t slot, bool keep_closing)
 {
     struct drv_client *c = &drv->clients[slot];
+    drv_remote_release_all(drv, slot);
     for (size_t i = 0; i < drv->npending;) {
         struct drv_pending p = drv->pending[i];
         if (p.from_slot == slot) {
             pending_remove(drv, i);
         } else if (p.to_id == c->endpoint_id) {
             pending_remove(drv, i);
-            reply_vc(&drv->clients[p.from_slot], -ESRCH, c->endpoint_id, 0, 0,
+            drv_reply_vc(&drv->clients[p.from_slot], -ESRCH, c->endpoint_id, 0, 0,
                      "the peer endpoint closed before agreeing");
         } else {
             i++;

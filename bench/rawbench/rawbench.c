@@ -204,6 +204,7 @@ struct result {
 };
 
 struct config {
+    const char *socket, *peer_socket;  /* --sockets: the two an2d to use, else private ones */
     int runs;
     double trial_s;
     uint32_t sizes[32];
@@ -222,6 +223,8 @@ static int measure_rate(const struct config *cfg, struct result *res)
     if (pid < 0)
         return -errno;
     struct side s = {.to = pid ? down[1] : up[1], .from = pid ? up[0] : down[0]};
+    if (cfg->peer_socket)
+        setenv("AN2_SOCKET", pid ? cfg->socket : cfg->peer_socket, 1);
     close(pid ? down[0] : up[0]);
     close(pid ? up[1] : down[1]);
     struct an2_open_params params = {.buf_size = TX_OFF + BUF, .max_vcs = 1,
@@ -288,10 +291,15 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: an2-rawbench [--rate RATE]... [--csv FILE] [--runs N] [--trial-ms MS]\n"
             "                    [--sizes a,b,...] [--quick]\n"
+            "                    [--sockets A,B --transport NAME]\n"
             "Raw AAL5 between two processes over an2d: ping-pong one-way latency and streaming\n"
             "bandwidth. Each rate gets its own private an2d. Default rates: unpaced and oc3\n"
             "(transports raw-aal5 and raw-aal5-oc3). CSV rows (appended):\n"
-            "transport,bytes,reps,one_way_us,MBps. MB = 10^6 bytes; medians of --runs runs.\n");
+            "transport,bytes,reps,one_way_us,MBps. MB = 10^6 bytes; medians of --runs runs.\n"
+            "--sockets A,B: no private an2d; the two processes use the running an2d at control\n"
+            "socket A and at B (e.g. two hosts of a fabric); --rate then only names the link\n"
+            "rate those were started with (for the OC-3c percentage), and --transport names\n"
+            "the CSV rows.\n");
 }
 
 int main(int argc, char **argv)
@@ -300,8 +308,11 @@ int main(int argc, char **argv)
         {"rate", required_argument, 0, 'r'},  {"csv", required_argument, 0, 'c'},
         {"runs", required_argument, 0, 'n'},  {"trial-ms", required_argument, 0, 't'},
         {"sizes", required_argument, 0, 's'}, {"quick", no_argument, 0, 'q'},
+        {"sockets", required_argument, 0, 'S'}, {"transport", required_argument, 0, 'T'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0},
     };
+    const char *transport_opt = NULL;
+    static char sockets_buf[512];
     struct config cfg = {.runs = 5, .trial_s = 0.1,
                          .sizes = {0, 40, 256, 1024, 4096, 16384, 65535}, .nsizes = 7};
     const char *rates[8];
@@ -324,9 +335,26 @@ int main(int argc, char **argv)
                 cfg.sizes[cfg.nsizes++] = (uint32_t)strtoul(tok, NULL, 0);
             break;
         }
+        case 'S': {
+            snprintf(sockets_buf, sizeof sockets_buf, "%s", optarg);
+            char *comma = strchr(sockets_buf, ',');
+            if (!comma) {
+                fprintf(stderr, "an2-rawbench: --sockets A,B\n");
+                return 2;
+            }
+            *comma = 0;
+            cfg.socket = sockets_buf;
+            cfg.peer_socket = comma + 1;
+            break;
+        }
+        case 'T': transport_opt = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
+    }
+    if (cfg.socket && nrates > 1) {
+        fprintf(stderr, "an2-rawbench: --sockets measures one fabric: at most one --rate\n");
+        return 2;
     }
     if (cfg.runs < 1 || cfg.runs > 64 || !(cfg.trial_s > 0)) {
         fprintf(stderr, "an2-rawbench: --runs 1..64 and --trial-ms > 0\n");
@@ -339,7 +367,8 @@ int main(int argc, char **argv)
         }
     if (nrates == 0) {
         rates[nrates++] = "unpaced";
-        rates[nrates++] = "oc3";
+        if (!cfg.socket)
+            rates[nrates++] = "oc3";
     }
     if (csv_path && !(cfg.csv = fopen(csv_path, "a"))) {
         fprintf(stderr, "an2-rawbench: %s: %s\n", csv_path, strerror(errno));
@@ -354,14 +383,17 @@ int main(int argc, char **argv)
         bool oc3 = strcmp(rates[i], "oc3") == 0;
         char transport[64];
         snprintf(transport, sizeof transport, unpaced ? "raw-aal5" : "raw-aal5-%s", rates[i]);
+        if (transport_opt)
+            snprintf(transport, sizeof transport, "%s", transport_opt);
         struct rb_an2d d;
-        if (rb_an2d_start(&d, rates[i]) != 0) {
+        if (!cfg.socket && rb_an2d_start(&d, rates[i]) != 0) {
             status = 1;
             continue;
         }
         struct result res[32];
         int rc = measure_rate(&cfg, res);
-        rb_an2d_stop(&d);
+        if (!cfg.socket)
+            rb_an2d_stop(&d);
         if (rc != 0) {
             fprintf(stderr, "an2-rawbench: %s: the measurement failed\n", transport);
             status = 1;

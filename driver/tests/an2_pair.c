@@ -52,6 +52,10 @@ void an2_pair_setup(struct an2_pair *p, const struct an2_open_params *params)
     p->from_peer = p->parent ? up[0] : down[0];
     close(p->parent ? down[0] : up[0]);
     close(p->parent ? up[1] : down[1]);
+    /* the two ends on two hosts of a fabric: the child uses the other host's an2d */
+    const char *peer_socket = getenv("AN2_PEER_SOCKET");
+    if (!p->parent && peer_socket && *peer_socket)
+        setenv("AN2_SOCKET", peer_socket, 1);
     int rc = an2_open(params, &p->ep);
     if (rc != 0)
         FAIL("an2_open: %s (%s)", an2_strerror(rc), an2_error_detail());

@@ -23,7 +23,8 @@ void an2_test_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 
 /* Forks; both sides open an endpoint (params may be NULL) and a VC to each other: the
- * parent with the blocking call, the child with start/complete. Dies on failure. */
+ * parent with the blocking call, the child with start/complete. Dies on failure. With
+ * AN2_PEER_SOCKET set, the child uses the an2d at that control socket (another host). */
 void an2_pair_setup(struct an2_pair *p, const struct an2_open_params *params);
 /* Parent: waits for the child and returns its exit status (0 = good). */
 int an2_pair_wait_child(struct an2_pair *p);
