@@ -94,9 +94,14 @@ int an2_net_listen(const char *spec, char *err, size_t errlen)
         }
         return fd;
     }
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE}, *res;
+    /* no host: every address, IPv6 and IPv4 on one socket where the system allows */
+    struct addrinfo hints = {.ai_family = p.host[0] ? AF_UNSPEC : AF_INET6,
+                             .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *res;
     int rc = getaddrinfo(p.host[0] ? p.host : NULL, p.port, &hints, &res);
+    if (rc && !p.host[0]) {
+        hints.ai_family = AF_INET;
+        rc = getaddrinfo(NULL, p.port, &hints, &res);
+    }
     if (rc) {
         snprintf(err, errlen, "%s: %s", spec, gai_strerror(rc));
         return -1;
@@ -104,9 +109,11 @@ int an2_net_listen(const char *spec, char *err, size_t errlen)
     int fd = -1, saved = 0;
     for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
         fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        int one = 1;
+        int one = 1, zero = 0;
         if (fd >= 0)
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (fd >= 0 && a->ai_family == AF_INET6 && !p.host[0])
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
         if (fd >= 0 && (bind(fd, a->ai_addr, a->ai_addrlen) || listen(fd, 64))) {
             saved = errno;
             close(fd);

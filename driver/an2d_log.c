@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 static int log_fd = 2;
+static const char *log_name = "an2d";
 
 void an2d_log_set_fd(int fd) { log_fd = fd; }
+void an2d_log_set_name(const char *name) { log_name = name; }
 
 static void log_line(const char *prefix, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
@@ -20,8 +22,8 @@ static void log_line(const char *prefix, const char *fmt, va_list ap)
     clock_gettime(CLOCK_REALTIME, &now);
     struct tm tm;
     gmtime_r(&now.tv_sec, &tm);
-    int n = snprintf(line, sizeof line, "%02d:%02d:%02d.%06ld an2d[%d]: %s", tm.tm_hour,
-                     tm.tm_min, tm.tm_sec, now.tv_nsec / 1000, (int)getpid(), prefix);
+    int n = snprintf(line, sizeof line, "%02d:%02d:%02d.%06ld %s[%d]: %s", tm.tm_hour,
+                     tm.tm_min, tm.tm_sec, now.tv_nsec / 1000, log_name, (int)getpid(), prefix);
     if (n < 0 || (size_t)n >= sizeof line - 1)
         n = 0;
     int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);

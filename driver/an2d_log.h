@@ -7,6 +7,8 @@
 
 /* Sends later log lines to fd (default 2). */
 void an2d_log_set_fd(int fd);
+/* The program named in every line (default "an2d"). */
+void an2d_log_set_name(const char *name);
 void an2d_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* One kind of line (a static per call site, zeroed): at most AN2D_LOG_BURST such lines per

@@ -598,6 +598,7 @@ static void run(struct state *st, int sigfd, const int *lfds)
 int main(int argc, char **argv)
 {
     struct options o;
+    an2d_log_set_name("an2switch");
     if (parse_options(argc, argv, &o) != 0)
         return 2;
     if (o.stop)

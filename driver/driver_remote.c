@@ -439,11 +439,10 @@ void an2_driver_set_uplink(struct an2_driver *drv, struct an2_link *link)
         an2_link_info(link, &info);
         if (drv->host_addr && info.host_addr != drv->host_addr)
             an2d_log("the switch gave us address %u.%u, not %u.%u as before: endpoints opened "
-                     "before cannot be reached from other hosts",
+                     "before keep their ids, which other hosts can no longer reach",
                      info.host_addr >> 8, info.host_addr & 0xffu, drv->host_addr >> 8,
                      drv->host_addr & 0xffu);
-        if (!drv->host_addr)
-            drv->host_addr = info.host_addr;
+        drv->host_addr = info.host_addr;
         drv->uplink = link;
         return;
     }

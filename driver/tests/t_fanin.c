@@ -1,7 +1,9 @@
 /* t_fanin.c — one receiver endpoint with a VC to each of three sender processes, all sending
  * at once: every PDU arrives on its own sender's VC, in order, intact (demultiplexing by VC,
  * several VCs per endpoint, VC opens started together and completed in any order). The
- * senders are forked after the receiver opened its endpoint: they must not keep it alive. */
+ * senders are forked after the receiver opened its endpoint: they must not keep it alive.
+ * Across hosts: sender k uses the an2d at $AN2_SENDER_SOCKET_<k> if set; a slow receiver:
+ * $AN2_FANIN_SLOW_US microseconds of sleep after each PDU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,10 @@ static uint32_t size_of(unsigned sender, unsigned i)
 
 static void sender(unsigned k, uint32_t receiver_id, int id_pipe)
 {
+    char var[32];
+    snprintf(var, sizeof var, "AN2_SENDER_SOCKET_%u", k);
+    if (getenv(var) && *getenv(var))
+        setenv("AN2_SOCKET", getenv(var), 1);
     an2_ep *ep;
     int rc = an2_open(NULL, &ep);
     if (rc != 0)
@@ -110,6 +116,7 @@ int main(void)
         done++;
     }
     unsigned next[SENDERS] = {0};
+    unsigned slow_us = getenv("AN2_FANIN_SLOW_US") ? (unsigned)atoi(getenv("AN2_FANIN_SLOW_US")) : 0;
     const uint8_t *b = an2_buf_base(ep);
     for (unsigned total = 0; total < SENDERS * PDUS; total++) {
         struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, 10000);
@@ -127,6 +134,8 @@ int main(void)
         struct an2_frag f = {(uint32_t)r.cookie * SLOT, SLOT};
         if (an2_post_recv(ep, r.vc, &f, 1, r.cookie) != 0)
             FAIL("repost");
+        if (slow_us)
+            usleep(slow_us);
     }
     printf("fan-in: %u senders x %u PDUs, each on its own VC, in order and intact\n", SENDERS,
            PDUS);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_fuzz.sh FUZZER SECONDS — runs the otto-emul fuzz target for a fixed time in a private
+# run_fuzz.sh FUZZER SECONDS — runs one of otto-emul's fuzz targets for a fixed time in a private
 # directory; a crashing input is printed (base64) into the test log, then everything is removed.
 set -u
 fuzzer=$1

@@ -1,0 +1,70 @@
+# fabric_hosts_lib.sh — sourced by the fabric-hosts tests: emulated hosts (scripts/hosts.sh),
+# an2switch processes and an an2d per host attached to a switch over TCP; everything is
+# stopped and removed at the end, also on failure or timeout.
+#   fh_switch NAME HOST [an2switch options]   a switch listening on HOST's port 7000
+#   fh_an2d HOST SWITCH_ADDR [an2d options]   HOST's an2d (daemon), attached to the switch
+#   fh_sock HOST                              HOST's an2d control socket
+#   fh_in HOST CMD...                         runs CMD inside HOST's namespace
+#   fh_up HOST...                             makes the hosts (scripts/hosts.sh)
+set -euo pipefail
+FH_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+FH_SRC=${AN2_SOURCE_DIR:-$(cd "$FH_HERE/../.." && pwd)}
+BIN=${AN2_BUILD_DIR:?run under ctest (AN2_BUILD_DIR)}/bin
+TBIN=$AN2_BUILD_DIR/driver/tests
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+[[ $(id -u) == 0 ]] || skip "needs root (network namespaces)"
+ip netns add "an2fh$$-probe" 2>/dev/null || skip "cannot create network namespaces here"
+ip netns del "an2fh$$-probe"
+
+mkdir -p "$AN2_BUILD_DIR/test-tmp"
+T=$(mktemp -d "$AN2_BUILD_DIR/test-tmp/hosts.XXXXXX")
+FH_SWITCHES=()
+FH_HOSTS=()
+fh_stop_all() {
+    local h s
+    for h in "${FH_HOSTS[@]}"; do "$BIN/an2d" --socket "$T/$h/an2d.sock" --stop >/dev/null 2>&1 || :; done
+    for s in "${FH_SWITCHES[@]}"; do "$BIN/an2switch" --stop --pid-file "$T/$s.pid" >/dev/null 2>&1 || :; done
+}
+fh_on_exit() {
+    local rc=$?
+    if [[ $rc != 0 && -d $T ]]; then # the daemons' logs say what happened
+        for f in "$T"/*.log; do [[ -e $f ]] && { echo "--- $(basename "$f")"; tail -n 15 "$f"; } >&2; done
+    fi
+    [[ -n ${FH_KEEP:-} ]] || rm -rf "$T"
+    exit "$rc"
+}
+trap fh_on_exit EXIT
+# shellcheck source=/dev/null
+source "$FH_SRC/scripts/hosts.sh"
+export HOSTS_LIMIT=${HOSTS_LIMIT:-100}
+
+fh_in() { local h=$1; shift; hosts_exec "$h" "$@"; }
+fh_sock() { echo "$T/$1/an2d.sock"; }
+
+# fh_switch NAME HOST [options]: an2switch NAME in HOST's namespace, listening on port 7000
+fh_switch() {
+    local name=$1 host=$2 n
+    shift 2
+    FH_SWITCHES+=("$name")
+    hosts_exec "$host" "$BIN/an2switch" --listen :7000 --pid-file "$T/$name.pid" \
+        --log-file "$T/$name.log" --control "$T/$name.ctl" "$@" </dev/null >>"$T/$name.log" 2>&1 &
+    for n in $(seq 100); do [[ -S $T/$name.ctl ]] && return 0; sleep 0.05; done
+    fail "switch $name did not start"
+}
+
+# fh_an2d HOST SWITCH_ADDR [options]: HOST's an2d, attached (it returns once the switch said HELLO)
+fh_an2d() {
+    local host=$1 sw=$2
+    shift 2
+    FH_HOSTS+=("$host")
+    hosts_exec "$host" "$BIN/an2d" -d --socket "$T/$host/an2d.sock" --switch "$sw" \
+        --log-file "$T/$host.log" "$@" </dev/null || fail "an2d on $host did not start"
+}
+
+# fh_up HOST...: the hosts, with the daemons stopped before they go
+fh_up() {
+    hosts_up "$@"
+    hosts_on_exit fh_stop_all
+}

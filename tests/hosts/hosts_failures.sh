@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Failures of the fabric: the switch killed, a host's link cut, a remote an2d killed. Every VC
+# across the failure is reported gone at both ends (PEER_GONE, or the end's own an2d lost)
+# within a second of the failure being detectable, VCs elsewhere keep working, and the hosts
+# reattach once the switch or link is back.
+. "$(dirname "$0")/fabric_hosts_lib.sh"
+fh_up sw alpha beta gamma delta
+LIMIT_MS=${FH_GONE_LIMIT_MS:-1000}
+SLACK_MS=1500 # scheduling on a loaded 2-core machine; the measured delays are printed
+
+now_ms() { date +%s%3N; }
+
+# starts t_gone between alpha and beta; waits for both ready lines
+gone_start() {
+    rm -f "$T/gone.out"
+    fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$(fh_sock beta)" \
+        "$TBIN/t_gone" > "$T/gone.out" 2>&1 &
+    GONE_PID=$!
+    for i in $(seq 100); do [[ $(grep -c '^ready' "$T/gone.out") == 2 ]] && return 0; sleep 0.1; done
+    cat "$T/gone.out" >&2
+    fail "t_gone: no VC between alpha and beta"
+}
+
+# gone_check WHAT T0: both ends reported within LIMIT_MS (+ slack) of T0
+gone_check() {
+    local what=$1 t0=$2
+    wait "$GONE_PID" || { cat "$T/gone.out" >&2; fail "$what: t_gone failed"; }
+    for i in $(seq 100); do [[ $(grep -c '^gone' "$T/gone.out") == 2 ]] && break; sleep 0.1; done
+    grep '^gone' "$T/gone.out" | while read -r _ side ms how; do
+        echo "$what: $side told after $((ms - t0)) ms ($how)"
+    done
+    awk -v t0="$t0" -v lim=$((LIMIT_MS + SLACK_MS)) '$1 == "gone" { n++; if ($3 - t0 > lim) bad = 1 }
+        END { exit !(n == 2 && !bad) }' "$T/gone.out" || fail "$what: not both ends within ${LIMIT_MS} ms"
+}
+
+uplinks_up() {
+    local h i
+    for h in "$@"; do
+        for i in $(seq 50); do
+            AN2_SOCKET=$(fh_sock "$h") "$BIN/an2stat" -p 2>/dev/null | grep -q "uplink to the switch up" && break
+            sleep 0.1
+        done
+        AN2_SOCKET=$(fh_sock "$h") "$BIN/an2stat" -p | grep -q "uplink to the switch up" ||
+            fail "$h did not reattach to the switch"
+    done
+}
+
+exchange() { # exchange FROM TO: a full SAR exchange between two other hosts still works
+    fh_in "$1" env AN2_SOCKET="$(fh_sock "$1")" AN2_PEER_SOCKET="$(fh_sock "$2")" \
+        "$TBIN/t_exchange" >/dev/null || fail "exchange $1 <-> $2 after the failure"
+}
+
+fh_switch s1 sw
+for h in alpha beta gamma delta; do fh_an2d "$h" sw:7000; done
+
+# 1. the switch is killed (SIGKILL: its connections reset)
+gone_start
+t0=$(now_ms)
+kill -KILL "$(cat "$T/s1.pid")"
+gone_check "switch killed" "$t0"
+rm -f "$T/s1.pid" "$T/s1.ctl"
+fh_switch s1 sw
+uplinks_up alpha beta gamma delta
+exchange gamma delta
+
+# 2. beta's link is cut: silence past the keepalive (3 x 200 ms) at both ends
+gone_start
+hosts_link_down beta
+t0=$(($(now_ms) + 600))
+gone_check "beta's link cut" "$t0"
+exchange gamma delta
+hosts_link_up beta
+uplinks_up beta
+
+# 3. beta's an2d is killed: its connection to the switch resets
+gone_start
+t0=$(now_ms)
+pkill -KILL -f "an2d -d --socket $(fh_sock beta)" || fail "no an2d on beta to kill"
+gone_check "beta's an2d killed" "$t0"
+exchange gamma delta
+grep -q "VC to endpoint .* is gone: a link on the path went down" "$T/alpha.log" ||
+    fail "alpha's log does not say why its VC went"
+echo "hosts_failures: ok"
