@@ -13,6 +13,7 @@ packages=(
   strace                      # the no-system-call check
   gfortran                    # the Fortran binding's tests (pvm-an2/fortran)
   procps psmisc               # pgrep/pkill/fuser in the tests' clean-up checks
+  iproute2 python3-minimal    # emulated hosts (scripts/hosts.sh: ip, tc); tests/hosts TCP probe
 )
 
 missing=()
