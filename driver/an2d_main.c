@@ -31,6 +31,7 @@
 #define FDS_PER_CLIENT 3    /* control socket, kick and interrupt eventfds */
 #define FDS_RESERVED 32     /* an2d's own: stdio, epoll, signalfd, lock, log, capture, ... */
 #define DEFAULT_MAX_CLIENTS 1024u
+#define AN2_FABRIC_CREDITS 2048u /* default --vc-credits with --switch */
 
 struct options {
     struct an2d_files files;  /* socket, pid and log paths */
@@ -78,7 +79,8 @@ static void usage(FILE *f)
             "      --max-vcs N          per-task VC limit (default 1024)\n"
             "      --max-clients N      control connections at once (default 1024, fewer if\n"
             "                           RLIMIT_NOFILE does not allow 3 descriptors each)\n"
-            "      --vc-credits N       switch credit window per VC, in cells (default 64)\n"
+            "      --vc-credits N       switch credit window per VC, in cells (default 64; 2048\n"
+            "                           with --switch)\n"
             "      --spin-us N, --yield-us N   idle: spin N us (default 0), then yield the\n"
             "                           CPU up to N us (default 3000), then sleep\n"
             "      --pace-spin-us N     spin when paced cells are due within N us (default 50)\n");
@@ -157,7 +159,7 @@ static int parse_options(int argc, char **argv, struct options *o)
                    .max_rx_slots = 1024, .max_clients = DEFAULT_MAX_CLIENTS},
     };
     const char *socket_opt = NULL, *pid_opt = NULL, *log_opt = NULL;
-    bool vcs_given = false, buf_given = false;
+    bool vcs_given = false, buf_given = false, credits_given = false;
     int c;
     while ((c = getopt_long(argc, argv, "ds:r:h", longopts, NULL)) != -1) {
         bool ok = true;
@@ -193,7 +195,10 @@ static int parse_options(int argc, char **argv, struct options *o)
             ok = parse_u32(optarg, &o->limits.max_clients);
             o->max_clients_given = true;
             break;
-        case O_CREDITS: ok = parse_u32(optarg, &o->vc_credits); break;
+        case O_CREDITS:
+            ok = parse_u32(optarg, &o->vc_credits);
+            credits_given = true;
+            break;
         case O_SPIN: ok = parse_u64(optarg, &o->spin_us); break;
         case O_YIELD: ok = parse_u64(optarg, &o->yield_us); break;
         case O_PACE_SPIN: ok = parse_u64(optarg, &o->pace_spin_us); break;
@@ -215,6 +220,10 @@ static int parse_options(int argc, char **argv, struct options *o)
     }
     if (!o->switch_addr && getenv("AN2_SWITCH") && *getenv("AN2_SWITCH"))
         o->switch_addr = getenv("AN2_SWITCH");
+    /* across hosts a VC's credits must cover a link's round trip (hundreds of microseconds
+     * here, with the processes' wake-ups) at its rate, and a whole 64 KiB PDU (1366 cells) */
+    if (o->switch_addr && !credits_given)
+        o->vc_credits = AN2_FABRIC_CREDITS;
     struct an2_driver_limits *L = &o->limits;
     /* a lowered limit lowers the default with it, unless the default was given too */
     if (!vcs_given && L->default_vcs > L->max_vcs)

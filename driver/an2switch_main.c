@@ -85,7 +85,8 @@ static void usage(FILE *f)
             "      --fault-seed N     seed of the fault injectors (default 1)\n"
             "      --capture FILE     write every PDU the switch receives to FILE (gzip pcap,\n"
             "                         SunATM: tshark -r FILE), with its VPI/VCI on that link\n"
-            "      --vc-credits N     cells buffered per VC and link: the credit window (256)\n"
+            "      --vc-credits N     cells buffered per VC and link: the credit window (2048:\n"
+            "                         a 64 KiB PDU and a round trip of 1 ms at OC-3c or more)\n"
             "      --keepalive-ms N   keepalive period (default 200; a link silent 3 periods is\n"
             "                         down)\n"
             "      --control PATH     answer an2stat --switch PATH there (a new Unix socket)\n"
@@ -133,7 +134,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"capture", required_argument, 0, O_CAPTURE},
         {"control", required_argument, 0, O_CONTROL},
         {0, 0, 0, 0}};
-    *o = (struct options){.id = 1, .nports = 16, .window = 256, .keepalive_ms = 200,
+    *o = (struct options){.id = 1, .nports = 16, .window = 2048, .keepalive_ms = 200,
                           .fault_seed = 1};
     const char *port_rates[64], *port_faults[64];
     unsigned nport_rates = 0, nport_faults = 0;

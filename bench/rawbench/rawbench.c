@@ -423,6 +423,11 @@ int main(int argc, char **argv)
                 big_mbps = r->mbps;
         }
     }
+    if (cfg.socket) { /* the one-host targets below are not this fabric's */
+        if (cfg.csv)
+            fclose(cfg.csv);
+        return status;
+    }
     printf("\nTargets (2-core machine):\n");
     if (!isnan(one_cell_us))
         printf("  one-cell PDU (40 B) one-way, unpaced: %.2f us (target <= 3 us) %s\n",
