@@ -301,7 +301,6 @@ struct state {
     int epfd;
     bool *announced;                /* by port: its link's HELLO was logged */
     bool *writing;                  /* by port: EPOLLOUT is on */
-    bool *is_trunk;
     struct fault_inject *faults;    /* by port */
     struct an2_capture *capture;
     int control_fd;
@@ -329,7 +328,7 @@ static int free_port(const struct state *st)
     return -1;
 }
 
-static void add_link(struct state *st, int fd, bool trunk, uint64_t now)
+static void add_link(struct state *st, int fd, uint64_t now)
 {
     int port = free_port(st);
     if (port < 0) {
@@ -364,7 +363,6 @@ static void add_link(struct state *st, int fd, bool trunk, uint64_t now)
     an2_switch_port_set_rate(st->s.sw, (unsigned)port, rate);
     st->s.links[port] = l;
     st->announced[port] = st->writing[port] = false;
-    st->is_trunk[port] = trunk;
 }
 
 static void remove_link(struct state *st, unsigned port)
@@ -409,7 +407,7 @@ static void trunks_connect(struct state *st, uint64_t now)
         }
         t->warned = false;
         int port = free_port(st);
-        add_link(st, fd, true, now);
+        add_link(st, fd, now);
         if (port >= 0 && st->s.links[port])
             t->port = port;
     }
@@ -429,7 +427,7 @@ static void accept_links(struct state *st, int lfd, uint64_t now)
                 return;
             continue;
         }
-        add_link(st, fd, false, now);
+        add_link(st, fd, now);
     }
 }
 
@@ -648,10 +646,9 @@ int main(int argc, char **argv)
     st.s.links = calloc(o.nports, sizeof *st.s.links);
     st.announced = calloc(o.nports, sizeof *st.announced);
     st.writing = calloc(o.nports, sizeof *st.writing);
-    st.is_trunk = calloc(o.nports, sizeof *st.is_trunk);
     st.faults = calloc(o.nports, sizeof *st.faults);
     vc_map_init(&st.s.calls);
-    if (!st.s.sw || !st.s.links || !st.announced || !st.writing || !st.is_trunk || !st.faults) {
+    if (!st.s.sw || !st.s.links || !st.announced || !st.writing || !st.faults) {
         fprintf(stderr, "an2switch: out of memory\n");
         goto out;
     }
@@ -696,7 +693,6 @@ out:
     free(st.s.links);
     free(st.announced);
     free(st.writing);
-    free(st.is_trunk);
     free(st.faults);
     if (st.control_fd >= 0) {
         close(st.control_fd);

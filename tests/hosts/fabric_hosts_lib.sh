@@ -29,6 +29,12 @@ fh_stop_all() {
 }
 fh_on_exit() {
     local rc=$?
+    # the daemons' own stderr is in their logs: a sanitizer's report there fails the test
+    if [[ $rc == 0 ]] && grep -l "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:" \
+            "$T"/*.log 2>/dev/null; then
+        echo "FAIL: a daemon's sanitizer report (above: its log)" >&2
+        rc=1
+    fi
     if [[ $rc != 0 && -d $T ]]; then # the daemons' logs say what happened
         for f in "$T"/*.log; do [[ -e $f ]] && { echo "--- $(basename "$f")"; tail -n 15 "$f"; } >&2; done
     fi
