@@ -45,6 +45,25 @@ uplinks_up() {
     done
 }
 
+# bystander_start / bystander_check: a VC between gamma and delta, open across the failure,
+# must not be reported gone
+bystander_start() {
+    rm -f "$T/by.out"
+    fh_in gamma env AN2_SOCKET="$(fh_sock gamma)" AN2_PEER_SOCKET="$(fh_sock delta)" \
+        "$TBIN/t_gone" > "$T/by.out" 2>&1 &
+    BY_PID=$!
+    for i in $(seq 100); do [[ $(grep -c '^ready' "$T/by.out") == 2 ]] && return 0; sleep 0.1; done
+    cat "$T/by.out" >&2
+    fail "t_gone: no VC between gamma and delta"
+}
+bystander_check() {
+    sleep 0.5
+    ! grep -q '^gone' "$T/by.out" || { cat "$T/by.out" >&2; fail "$1: the VC gamma <-> delta went too"; }
+    kill -TERM "$BY_PID" 2>/dev/null || : # its other side then sees PEER_GONE and ends too
+    wait "$BY_PID" 2>/dev/null || :
+    echo "$1: the VC between gamma and delta was untouched"
+}
+
 exchange() { # exchange FROM TO: a full SAR exchange between two other hosts still works
     fh_in "$1" env AN2_SOCKET="$(fh_sock "$1")" AN2_PEER_SOCKET="$(fh_sock "$2")" \
         "$TBIN/t_exchange" >/dev/null || fail "exchange $1 <-> $2 after the failure"
@@ -64,19 +83,23 @@ uplinks_up alpha beta gamma delta
 exchange gamma delta
 
 # 2. beta's link is cut: silence past the keepalive (3 x 200 ms) at both ends
+bystander_start
 gone_start
 hosts_link_down beta
 t0=$(($(now_ms) + 600))
 gone_check "beta's link cut" "$t0"
+bystander_check "beta's link cut"
 exchange gamma delta
 hosts_link_up beta
 uplinks_up beta
 
 # 3. beta's an2d is killed: its connection to the switch resets
+bystander_start
 gone_start
 t0=$(now_ms)
 pkill -KILL -f "an2d -d --socket $(fh_sock beta)" || fail "no an2d on beta to kill"
 gone_check "beta's an2d killed" "$t0"
+bystander_check "beta's an2d killed"
 exchange gamma delta
 grep -q "VC to endpoint .* is gone: a link on the path went down" "$T/alpha.log" ||
     fail "alpha's log does not say why its VC went"
