@@ -157,6 +157,9 @@ int an2_lookup_name(an2_ep *ep, uint32_t name, uint32_t *endpoint_id);
 /* "itf.vpi.vci" <-> numbers, with linux-atm's text2atm/atm2text. */
 int an2_addr_format(char *buf, size_t len, uint16_t itf, uint16_t vpi, uint16_t vci);
 int an2_addr_parse(const char *text, uint16_t *itf, uint16_t *vpi, uint16_t *vci);
+/* A fabric host's address (switch << 8 | port) as an ATM end-system address (NSAP), in
+ * linux-atm's notation (atm2text): 0, or -EINVAL if it does not fit in len. */
+int an2_host_nsap_format(char *buf, size_t len, uint32_t host_addr);
 
 /* The control socket path (rule above) into buf; -ENAMETOOLONG if it does not fit. */
 int an2_socket_path(char *buf, size_t len);

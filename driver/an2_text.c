@@ -18,6 +18,21 @@ int an2_addr_format(char *buf, size_t len, uint16_t itf, uint16_t vpi, uint16_t 
     return n < 0 ? -EINVAL : 0;
 }
 
+int an2_host_nsap_format(char *buf, size_t len, uint32_t host_addr)
+{
+    struct sockaddr_atmsvc a;
+    memset(&a, 0, sizeof a);
+    a.sas_family = AF_ATMSVC;
+    /* ICD-format NSAP: AFI 47, ICD 0005 (as linux-atm's examples), then the switch and port
+     * of the host in the end-system identifier; selector 0 */
+    static const uint8_t prefix[13] = {0x47, 0x00, 0x05, 0x80, 0xff, 0xe1, 0x00,
+                                       0x00, 0x00, 0xf2, 0x1a, 0x00, 0x00};
+    memcpy(a.sas_addr.prv, prefix, sizeof prefix);
+    a.sas_addr.prv[17] = (uint8_t)(host_addr >> 8);
+    a.sas_addr.prv[18] = (uint8_t)host_addr;
+    return atm2text(buf, (int)len, (struct sockaddr *)&a, A2T_PRETTY) < 0 ? -EINVAL : 0;
+}
+
 int an2_addr_parse(const char *text, uint16_t *itf, uint16_t *vpi, uint16_t *vci)
 {
     struct sockaddr_atmpvc a;

@@ -161,9 +161,10 @@ int main(int argc, char **argv)
                    h.cells_per_second * 384 / 1e6);
         else
             printf("an2d pid %d, up %.1f s, link unpaced\n", h.pid, h.uptime_ns / 1e9);
-        if (h.host_addr)
-            printf("host %u.%u of the fabric; uplink to the switch %s, round trip %.1f us\n",
-                   h.host_addr >> 8, h.host_addr & 0xffu, h.uplink_up ? "up" : "DOWN",
+        char nsap[80] = "";
+        if (h.host_addr && an2_host_nsap_format(nsap, sizeof nsap, h.host_addr) == 0)
+            printf("host %u.%u of the fabric (%s); uplink to the switch %s, round trip %.1f us\n",
+                   h.host_addr >> 8, h.host_addr & 0xffu, nsap, h.uplink_up ? "up" : "DOWN",
                    h.uplink_rtt_ns / 1e3);
     }
     if (ports) {

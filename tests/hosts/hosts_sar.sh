@@ -16,7 +16,8 @@ fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$(fh_sock beta)" 
 awk '$2 == "host" { n++; if ($4 != "up" || $9 == 0 || $11 != 0 || $12 != 0) bad = 1 }
      END { exit !(n == 2 && !bad) }' "$T/s1.txt" || fail "switch ports: not both up, no cells, or drops"
 AN2_SOCKET=$(fh_sock alpha) "$BIN/an2stat" | tee "$T/alpha.txt"
-grep -q "^host 1\.[0-9]* of the fabric; uplink to the switch up" "$T/alpha.txt" || fail "alpha's an2stat"
+grep -q "^host 1\.[0-9]* of the fabric (47\.0005\..*); uplink to the switch up" "$T/alpha.txt" ||
+    fail "alpha's an2stat does not show its address and uplink"
 
 # the capture: the 28 PDUs (14 each way), each received once by the switch
 "$BIN/an2switch" --stop --pid-file "$T/s1.pid" || fail "stopping s1"
