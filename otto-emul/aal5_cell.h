@@ -27,6 +27,18 @@ void aal5_cell_header_encode(uint8_t out[AAL5_HEADER_BYTES], const struct aal5_c
 /* 0, or -EBADMSG when the HEC does not match (the cell must be discarded). */
 int aal5_cell_header_decode(const uint8_t in[AAL5_HEADER_BYTES], struct aal5_cell_header *h);
 
+/* Rewrites the VPI/VCI of a header whose HEC is known good (GFC, PTI, CLP kept) and
+ * recomputes its HEC: what a switch does to every cell it forwards. */
+static inline void aal5_cell_header_set_vc(uint8_t hdr[AAL5_HEADER_BYTES], uint16_t vpi,
+                                           uint16_t vci)
+{
+    hdr[0] = (uint8_t)((hdr[0] & 0xf0) | (vpi >> 4 & 0xf));
+    hdr[1] = (uint8_t)((vpi & 0xf) << 4 | (vci >> 12 & 0xf));
+    hdr[2] = (uint8_t)(vci >> 4);
+    hdr[3] = (uint8_t)((vci & 0xf) << 4 | (hdr[3] & 0x0f));
+    hdr[4] = aal5_hec(hdr);
+}
+
 static inline bool aal5_pti_is_eop(uint8_t pti)
 {
     return (pti & 0x4u) == 0 && (pti & AAL5_PTI_EOP) != 0; /* user-data cell, SDU type 1 */

@@ -233,12 +233,10 @@ void cell_run_cell(const struct cell_run *run, uint32_t i, uint16_t vpi, uint16_
         return;
     }
     memcpy(out, run->cells + (size_t)i * AAL5_CELL_BYTES, AAL5_CELL_BYTES);
-    struct aal5_cell_header h;
-    if (aal5_cell_header_decode(out, &h) == 0) { /* the switch rewrites VPI/VCI (and HEC) */
-        h.vpi = vpi;
-        h.vci = vci;
-        aal5_cell_header_encode(out, &h);
-    }
+    /* the switch rewrites VPI/VCI (and HEC); a header whose HEC fails stays as it is, so
+     * that the receiver drops the cell */
+    if (aal5_hec(out) == out[4])
+        aal5_cell_header_set_vc(out, vpi, vci);
 }
 
 static bool run_ends_pdu(const struct cell_run *run, uint32_t n)
