@@ -117,16 +117,6 @@ static bool parse_u32(const char *s, uint32_t *out)
     return true;
 }
 
-static bool parse_prob(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= 0 && v <= 1))
-        return false;
-    *out = v;
-    return true;
-}
-
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_STOP = 256, O_PID, O_LOG, O_CAPTURE, O_BER, O_LOSS, O_SEED, O_BUF, O_MAXBUF,
@@ -177,8 +167,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             }
             break;
         case O_CAPTURE: o->capture = optarg; break;
-        case O_BER: ok = parse_prob(optarg, &o->ber); break;
-        case O_LOSS: ok = parse_prob(optarg, &o->cell_loss); break;
+        case O_BER: ok = an2d_parse_probability(optarg, &o->ber) == 0; break;
+        case O_LOSS: ok = an2d_parse_probability(optarg, &o->cell_loss) == 0; break;
         case O_SEED: ok = parse_u64(optarg, &o->fault_seed); break;
         case O_BUF:
             ok = parse_u64(optarg, &o->limits.default_buf_size);

@@ -1,8 +1,10 @@
-/* an2d_rate.c — turns --rate text into cells per second (libatm's text2qos for QoS text). */
+/* an2d_rate.c — turns --rate text into cells per second (libatm's text2qos for QoS text),
+ * and fault rates into probabilities. */
 #include "an2d_rate.h"
 
 #include <atm.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -30,5 +32,15 @@ int an2d_parse_rate(const char *text, double *cells_per_second)
     if (pcr <= 0 && qos.txtp.min_pcr > 0)
         pcr = qos.txtp.min_pcr;
     *cells_per_second = pcr > 0 ? pcr : 0; /* no rate named, or "max": the link is unpaced */
+    return 0;
+}
+
+int an2d_parse_probability(const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v >= 0 && v <= 1))
+        return -EINVAL;
+    *out = v;
     return 0;
 }

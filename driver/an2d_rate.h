@@ -1,4 +1,5 @@
-/* an2d_rate.h — link rates in words: unpaced, oc3, oc12, or linux-atm QoS text. */
+/* an2d_rate.h — a link's parameters in words: its rate (unpaced, oc3, oc12, or linux-atm
+ * QoS text) and injected fault rates; shared by an2d and an2switch. */
 #ifndef AN2D_RATE_H
 #define AN2D_RATE_H
 
@@ -9,5 +10,8 @@
  * "ubr:max_pcr=100Mbps"; QoS text without a rate, e.g. "ubr", is unpaced). 0 on success,
  * -EINVAL for text that is neither. */
 int an2d_parse_rate(const char *text, double *cells_per_second);
+
+/* A probability in [0, 1] (e.g. --ber 2e-6). 0, or -EINVAL. */
+int an2d_parse_probability(const char *text, double *out);
 
 #endif

@@ -106,16 +106,6 @@ static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
     return true;
 }
 
-static bool parse_prob(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= 0 && v <= 1))
-        return false;
-    *out = v;
-    return true;
-}
-
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_PORT_RATE = 256, O_CREDITS, O_KEEPALIVE, O_PID, O_LOG, O_STOP, O_BER, O_LOSS,
@@ -161,8 +151,8 @@ static int parse_options(int argc, char **argv, struct options *o)
                 port_rates[nport_rates++] = optarg;
             break;
         case O_CREDITS: ok = parse_u32(optarg, 1, 1u << 16, &o->window); break;
-        case O_BER: ok = parse_prob(optarg, &o->ber); break;
-        case O_LOSS: ok = parse_prob(optarg, &o->loss); break;
+        case O_BER: ok = an2d_parse_probability(optarg, &o->ber) == 0; break;
+        case O_LOSS: ok = an2d_parse_probability(optarg, &o->loss) == 0; break;
         case O_PORT_FAULTS:
             ok = nport_faults < 64 && strchr(optarg, '=');
             if (ok)
@@ -222,8 +212,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         *eq = 0;
         uint32_t port;
         if (!comma || comma < eq || !parse_u32(buf, 0, o->nports - 1, &port) ||
-            (*comma = 0, !parse_prob(eq + 1, &o->port_ber[port])) ||
-            !parse_prob(comma + 1, &o->port_loss[port])) {
+            (*comma = 0, an2d_parse_probability(eq + 1, &o->port_ber[port])) ||
+            an2d_parse_probability(comma + 1, &o->port_loss[port])) {
             fprintf(stderr, "an2switch: --port-faults %s: not PORT=BER,LOSS with PORT < %u\n",
                     port_faults[i], o->nports);
             return -1;

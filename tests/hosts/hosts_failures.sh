@@ -10,16 +10,18 @@ SLACK_MS=1500 # scheduling on a loaded 2-core machine; the measured delays are p
 
 now_ms() { date +%s%3N; }
 
-# starts t_gone between alpha and beta; waits for both ready lines
-gone_start() {
-    rm -f "$T/gone.out"
-    fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$(fh_sock beta)" \
-        "$TBIN/t_gone" > "$T/gone.out" 2>&1 &
-    GONE_PID=$!
-    for i in $(seq 100); do [[ $(grep -c '^ready' "$T/gone.out") == 2 ]] && return 0; sleep 0.1; done
-    cat "$T/gone.out" >&2
-    fail "t_gone: no VC between alpha and beta"
+# pair_start FROM TO OUT: t_gone between two hosts (a VC), output in OUT; waits until both
+# ends are ready and sets PAIR_PID
+pair_start() {
+    rm -f "$3"
+    fh_in "$1" env AN2_SOCKET="$(fh_sock "$1")" AN2_PEER_SOCKET="$(fh_sock "$2")" \
+        "$TBIN/t_gone" > "$3" 2>&1 &
+    PAIR_PID=$!
+    for i in $(seq 100); do [[ $(grep -c '^ready' "$3") == 2 ]] && return 0; sleep 0.1; done
+    cat "$3" >&2
+    fail "t_gone: no VC between $1 and $2"
 }
+gone_start() { pair_start alpha beta "$T/gone.out"; GONE_PID=$PAIR_PID; }
 
 # gone_check WHAT T0: both ends reported within LIMIT_MS (+ slack) of T0
 gone_check() {
@@ -47,15 +49,7 @@ uplinks_up() {
 
 # bystander_start / bystander_check: a VC between gamma and delta, open across the failure,
 # must not be reported gone
-bystander_start() {
-    rm -f "$T/by.out"
-    fh_in gamma env AN2_SOCKET="$(fh_sock gamma)" AN2_PEER_SOCKET="$(fh_sock delta)" \
-        "$TBIN/t_gone" > "$T/by.out" 2>&1 &
-    BY_PID=$!
-    for i in $(seq 100); do [[ $(grep -c '^ready' "$T/by.out") == 2 ]] && return 0; sleep 0.1; done
-    cat "$T/by.out" >&2
-    fail "t_gone: no VC between gamma and delta"
-}
+bystander_start() { pair_start gamma delta "$T/by.out"; BY_PID=$PAIR_PID; }
 bystander_check() {
     sleep 0.5
     ! grep -q '^gone' "$T/by.out" || { cat "$T/by.out" >&2; fail "$1: the VC gamma <-> delta went too"; }
