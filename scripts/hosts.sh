@@ -39,6 +39,12 @@
 #                      0: the machine's hostname, which the per-host /etc/hosts does not list
 #   HOSTS_STATE_ROOT=/run/an2-hosts
 #
+# Names: each host's /etc/hosts (/etc/netns/<ns>/hosts, which ip netns exec puts over /etc/hosts)
+# gives every NAME its IPv4 and its IPv6 address: gethostbyname and AF_INET lookups find the
+# first, AF_INET6 lookups the second; getaddrinfo with AF_UNSPEC lists both, IPv6 first (glibc's
+# default RFC 3484 policy), so ask for a family when it matters. Names are a letter, then
+# letters, digits and '-' (never numeric).
+#
 # Isolation: the hosts' only interface is their veth into the bridge namespace, which has no
 # other link; there is no default route, so traffic goes only between the run's addresses.
 # Each host's /etc/netns/<ns>/resolv.conf names no nameserver, so an unknown name fails at once
@@ -60,9 +66,11 @@
 #   caller's process group does not reach it) removes the hosts within ~0.3 s of the calling
 #   shell's death — also after SIGKILL — and at HOSTS_LIMIT it sends the script (and its
 #   children) TERM, tears down, and KILLs whatever still runs. hosts_down stops the watchdog.
+#   The caller's saved trap runs with errexit off (inside our handler).
 #   Call hosts_up in the main shell, not in $(...) or a pipeline: that subshell's end would be
 #   the run's end. In a ( ... ) subshell it works, but chains no trap set before it (bash shows
-#   a subshell its parent's traps, which do not run there, so it cannot tell): use hosts_on_exit. Bash runs a trap only after the foreground command ends: start long
+#   a subshell its parent's traps, which do not run there, so it cannot tell): use
+#   hosts_on_exit there. Bash runs a trap only after the foreground command ends: start long
 #   commands with `cmd & wait $!` so that a signal is handled at once.
 #
 # `bash scripts/hosts.sh --reap` removes what runs whose shell and watchdog both died left
