@@ -100,6 +100,50 @@ assert_clean() { # WHAT PREFIX STATE INODES PIDS
     [[ -z $left ]] || fail "$what left behind: $left"
 }
 
+# --- the scripts that end badly (case 2, 3) start first: their runs overlap case 1 -----------
+
+cat >"$T/child.sh" <<'EOF'
+# child.sh LIB OUT MODE: hosts_up, a process inside, then end by MODE
+set -euo pipefail
+source "$1"
+out=$2 mode=$3
+trap 'echo caller-exit-trap >>"$out.log"' EXIT
+hosts_up x y
+hosts_on_exit 'echo hook >>"$out.log"'
+hosts_exec x sleep 300 &
+inner=$!
+for _ in $(seq 50); do [[ -n $(ip netns pids "$(hosts_ns x)") ]] && break; sleep 0.1; done
+inodes=$(for n in /run/netns/"$HOSTS_PREFIX"*; do stat -L -c %i "$n"; done | tr '\n' ' ')
+printf '%s\n%s\n%s\n%s\n' "$HOSTS_PREFIX" "$HOSTS_STATE" "$inodes" "$inner" >"$out.info.tmp"
+mv "$out.info.tmp" "$out.info"
+case $mode in
+    errexit) false ;;
+    *) read -r -t 300 _ <> <(:) || : ;; # a builtin: no sleep process outlives a SIGKILL
+esac
+echo "not reached" >>"$out.log"
+EOF
+
+# each child runs under a wrapper that records its pid and exit status (and keeps bash's
+# "Killed" notices out of the log)
+declare -A CHILD WRAP
+for mode in term errexit kill limit reap; do
+    limit=40
+    [[ $mode == limit ]] && limit=4
+    {
+        HOSTS_LIMIT=$limit bash "$T/child.sh" "$LIB" "$T/$mode" "$mode" 2>"$T/$mode.err" &
+        echo $! >"$T/$mode.pid"
+        st=0
+        wait $! || st=$?
+        echo $st >"$T/$mode.st"
+    } 2>/dev/null &
+    WRAP[$mode]=$!
+    KIDS+=($!)
+done
+for mode in term errexit kill limit reap; do
+    wait_for 50 test -s "$T/$mode.pid" || fail "child $mode did not start"
+    CHILD[$mode]=$(<"$T/$mode.pid")
+    KIDS+=("${CHILD[$mode]}")
+done
 # --- case 1: three hosts ------------------------------------------------------------------
 
 hosts_up alpha beta gamma
@@ -129,7 +173,7 @@ for h in alpha beta gamma; do
     done
     [[ -z $(hosts_exec "$h" ip -4 route show default) ]] || fail "$h has an IPv4 default route"
     [[ -z $(hosts_exec "$h" ip -6 route show default) ]] || fail "$h has an IPv6 default route"
-    links=$(hosts_exec "$h" ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort | tr '\n' ' ')
+    links=$(hosts_exec "$h" ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | sort | tr '\n' ' ')
     [[ $links == "eth0 lo " ]] || fail "$h has links: $links"
 done
 hosts_exec alpha getent hosts nosuch.example >/dev/null && fail "alpha resolved an outside name"
@@ -148,8 +192,8 @@ r=$(probe -6 beta 5555 3) || fail "alpha -> beta IPv6"
 ok "TCP alpha -> beta over IPv4 and IPv6"
 
 hosts_link_down beta
-probe -4 beta 5555 1 2>/dev/null && fail "IPv4 connect to beta succeeded with its link down"
-probe -6 beta 5555 1 2>/dev/null && fail "IPv6 connect to beta succeeded with its link down"
+probe -4 beta 5555 0.5 2>/dev/null && fail "IPv4 connect to beta succeeded with its link down"
+probe -6 beta 5555 0.5 2>/dev/null && fail "IPv6 connect to beta succeeded with its link down"
 hosts_link_up beta
 wait_for 5 probe -4 beta 5555 2 >/dev/null || fail "IPv4 to beta did not come back after link_up"
 wait_for 5 probe -6 beta 5555 2 >/dev/null || fail "IPv6 to beta did not come back after link_up"
@@ -198,48 +242,6 @@ ok "a hosts_up that fails halfway leaves nothing"
 
 # --- case 2: scripts that end badly, four at once --------------------------------------------
 
-cat >"$T/child.sh" <<'EOF'
-# child.sh LIB OUT MODE: hosts_up, a process inside, then end by MODE
-set -euo pipefail
-source "$1"
-out=$2 mode=$3
-trap 'echo caller-exit-trap >>"$out.log"' EXIT
-hosts_up x y
-hosts_on_exit 'echo hook >>"$out.log"'
-hosts_exec x sleep 300 &
-inner=$!
-for _ in $(seq 50); do [[ -n $(ip netns pids "$(hosts_ns x)") ]] && break; sleep 0.1; done
-inodes=$(for n in /run/netns/"$HOSTS_PREFIX"*; do stat -L -c %i "$n"; done | tr '\n' ' ')
-printf '%s\n%s\n%s\n%s\n' "$HOSTS_PREFIX" "$HOSTS_STATE" "$inodes" "$inner" >"$out.info.tmp"
-mv "$out.info.tmp" "$out.info"
-case $mode in
-    errexit) false ;;
-    *) read -r -t 300 _ <> <(:) || : ;; # a builtin: no sleep process outlives a SIGKILL
-esac
-echo "not reached" >>"$out.log"
-EOF
-
-# each child runs under a wrapper that records its pid and exit status (and keeps bash's
-# "Killed" notices out of the log)
-declare -A CHILD WRAP
-for mode in term errexit kill limit; do
-    limit=40
-    [[ $mode == limit ]] && limit=4
-    {
-        HOSTS_LIMIT=$limit bash "$T/child.sh" "$LIB" "$T/$mode" "$mode" 2>"$T/$mode.err" &
-        echo $! >"$T/$mode.pid"
-        st=0
-        wait $! || st=$?
-        echo $st >"$T/$mode.st"
-    } 2>/dev/null &
-    WRAP[$mode]=$!
-    KIDS+=($!)
-done
-for mode in term errexit kill limit; do
-    wait_for 50 test -s "$T/$mode.pid" || fail "child $mode did not start"
-    CHILD[$mode]=$(<"$T/$mode.pid")
-    KIDS+=("${CHILD[$mode]}")
-done
 for mode in term kill; do
     wait_for 100 test -e "$T/$mode.info" || fail "child $mode did not get its hosts up: $(cat "$T/$mode.err")"
 done
@@ -269,18 +271,11 @@ grep -q "HOSTS_LIMIT=4s reached" "$T/limit.err" || fail "no HOSTS_LIMIT message:
 
 # --- case 3: the shell and its watchdog both SIGKILLed: the next hosts_reap removes the rest ---
 
-{
-    bash "$T/child.sh" "$LIB" "$T/reap" reap 2>"$T/reap.err" &
-    echo $! >"$T/reap.pid"
-    wait $! || :
-} 2>/dev/null &
-KIDS+=($!)
-WRAP_REAP=$!
 wait_for 100 test -e "$T/reap.info" || fail "child reap did not get its hosts up: $(cat "$T/reap.err")"
 mapfile -t info <"$T/reap.info"
-kill -KILL "$(<"${info[1]}/watchdog")" "$(<"$T/reap.pid")"
-wait "$WRAP_REAP" || :
-sleep 0.5
+kill -KILL "$(<"${info[1]}/watchdog")" "${CHILD[reap]}"
+wait "${WRAP[reap]}" || :
+sleep 0.3
 by="hosts_reap"
 # (a concurrent run's hosts_up may have reaped it already: it calls hosts_reap too)
 [[ -e ${info[1]} ]] || by="a concurrent run's hosts_up"
