@@ -1,5 +1,6 @@
 # hosts.sh — sourced by tests and benchmarks: several emulated hosts on this one machine, each a
 # Linux network namespace joined to the others through a bridge namespace, torn down on any exit.
+# shellcheck shell=bash
 #
 #   source scripts/hosts.sh
 #   hosts_up alpha beta gamma          # namespaces, veths, IPv4 + IPv6 ULA, /etc/hosts per host
@@ -38,6 +39,12 @@
 #                      0: the machine's hostname, which the per-host /etc/hosts does not list
 #   HOSTS_STATE_ROOT=/run/an2-hosts
 #
+# Names: each host's /etc/hosts (/etc/netns/<ns>/hosts, which ip netns exec puts over /etc/hosts)
+# gives every NAME its IPv4 and its IPv6 address: gethostbyname and AF_INET lookups find the
+# first, AF_INET6 lookups the second; getaddrinfo with AF_UNSPEC lists both, IPv6 first (glibc's
+# default RFC 3484 policy), so ask for a family when it matters. Names are a letter, then
+# letters, digits and '-' (never numeric).
+#
 # Isolation: the hosts' only interface is their veth into the bridge namespace, which has no
 # other link; there is no default route, so traffic goes only between the run's addresses.
 # Each host's /etc/netns/<ns>/resolv.conf names no nameserver, so an unknown name fails at once
@@ -59,8 +66,11 @@
 #   caller's process group does not reach it) removes the hosts within ~0.3 s of the calling
 #   shell's death — also after SIGKILL — and at HOSTS_LIMIT it sends the script (and its
 #   children) TERM, tears down, and KILLs whatever still runs. hosts_down stops the watchdog.
+#   The caller's saved trap runs with errexit off (inside our handler).
 #   Call hosts_up in the main shell, not in $(...) or a pipeline: that subshell's end would be
-#   the run's end. Bash runs a trap only after the foreground command ends: start long
+#   the run's end. In a ( ... ) subshell it works, but chains no trap set before it (bash shows
+#   a subshell its parent's traps, which do not run there, so it cannot tell): use
+#   hosts_on_exit there. Bash runs a trap only after the foreground command ends: start long
 #   commands with `cmd & wait $!` so that a signal is handled at once.
 #
 # `bash scripts/hosts.sh --reap` removes what runs whose shell and watchdog both died left
@@ -184,7 +194,9 @@ _hosts_install_traps() {
     local sig spec cmd
     for sig in "${_HOSTS_SIGS[@]}"; do
         spec=$(trap -p "$sig")
-        cmd=
+        # in a subshell bash shows the parent's traps, which do not run there: chain none
+        [[ $BASHPID == "$$" ]] || spec=''
+        cmd=''
         if [[ -n $spec ]]; then
             eval "set -- $spec"
             cmd=$3
@@ -316,15 +328,14 @@ _hosts_is_watchdog() {
 _hosts_teardown() { # STATE_DIR
     local -
     set +e
-    local dir=$1 prefix='' wd='' ns i status=0 line
+    local dir=$1 prefix='' wd='' ns i status=0
     local -a nss=()
     [[ -r $dir/prefix ]] && prefix=$(<"$dir/prefix")
     [[ -r $dir/watchdog ]] && wd=$(<"$dir/watchdog")
     if _hosts_prefix_ok "$prefix"; then
-        while read -r line; do
-            ns=${line%% *}
-            [[ $ns == "$prefix"* ]] && nss+=("$ns")
-        done < <(ip netns list 2>/dev/null)
+        for ns in /run/netns/"$prefix"*; do # where ip netns keeps the names
+            [[ -e $ns ]] && nss+=("${ns##*/}")
+        done
         if ((${#nss[@]})); then
             _hosts_kill_in "${nss[@]}" || status=1
             for ns in "${nss[@]}"; do
@@ -457,13 +468,11 @@ _hosts_claim() {
 
 # _hosts_pick_prefix: an2h<pid>- unless a namespace or /etc/netns entry already uses it.
 _hosts_pick_prefix() {
-    local p i line used
+    local p i used
     for ((i = 0; i < 10; i++)); do
         if ((i == 0)); then p="an2h$$-"; else p="an2h$$r$RANDOM-"; fi
         used=0
-        while read -r line; do
-            [[ ${line%% *} == "$p"* ]] && used=1
-        done < <(ip netns list 2>/dev/null)
+        compgen -G "/run/netns/$p*" >/dev/null && used=1
         compgen -G "/etc/netns/$p*" >/dev/null && used=1
         if ((used == 0)); then
             echo "$p"

@@ -70,18 +70,23 @@ alive() { kill -0 "$1" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/d
 
 # leftovers PREFIX STATE "INODES" "PIDS": prints what of that run is left; empty if nothing
 leftovers() {
-    local prefix=$1 state=$2 inodes=$3 pids=$4 i p
-    ip netns list | awk '{print $1}' | grep -F "$prefix" | sed 's/^/namespace /' || :
+    local prefix=$1 state=$2 inodes=$3 pids=$4 i p named
+    compgen -G "/run/netns/$prefix*" | sed 's/^/namespace /' || :
     compgen -G "/etc/netns/$prefix*" | sed 's/^/file /' || :
     [[ ! -e $state ]] || echo "state $state"
     root_veths | comm -13 "$T/veths.before" - | sed 's/^/root veth /'
     if [[ -n $inodes ]]; then
+        # a freed namespace's inode number is reused: a match that is now the inode of a named
+        # namespace (ours have no names any more) belongs to another run
+        named=$( (stat -L -c %i /run/netns/* 2>/dev/null || :) | sort -u | tr '\n' ' ')
         for i in $inodes; do
-            stat -L -c '%i %n' /proc/[0-9]*/ns/net 2>/dev/null | awk -v i="$i" '$1 == i {print "process in namespace", $2}'
+            [[ " $named " == *" $i "* ]] && continue
+            stat -L -c '%i %n' /proc/[0-9]*/ns/net 2>/dev/null | awk -v i="$i" '$1 == i {split($2, f, "/"); print f[3]}' |
+                while read -r p; do echo "process in namespace $i: $(ps -o pid=,ppid=,stat=,etime=,args= -p "$p")"; done
         done
     fi
     for p in $pids; do
-        if alive "$p"; then echo "process $p"; fi
+        if alive "$p"; then echo "process $(ps -o pid=,ppid=,stat=,etime=,args= -p "$p")"; fi
     done
     pgrep -f -- "--watchdog $state\$" | sed 's/^/watchdog /' || :
 }
@@ -95,6 +100,50 @@ assert_clean() { # WHAT PREFIX STATE INODES PIDS
     [[ -z $left ]] || fail "$what left behind: $left"
 }
 
+# --- the scripts that end badly (case 2, 3) start first: their runs overlap case 1 -----------
+
+cat >"$T/child.sh" <<'EOF'
+# child.sh LIB OUT MODE: hosts_up, a process inside, then end by MODE
+set -euo pipefail
+source "$1"
+out=$2 mode=$3
+trap 'echo caller-exit-trap >>"$out.log"' EXIT
+hosts_up x y
+hosts_on_exit 'echo hook >>"$out.log"'
+hosts_exec x sleep 300 &
+inner=$!
+for _ in $(seq 50); do [[ -n $(ip netns pids "$(hosts_ns x)") ]] && break; sleep 0.1; done
+inodes=$(for n in /run/netns/"$HOSTS_PREFIX"*; do stat -L -c %i "$n"; done | tr '\n' ' ')
+printf '%s\n%s\n%s\n%s\n' "$HOSTS_PREFIX" "$HOSTS_STATE" "$inodes" "$inner" >"$out.info.tmp"
+mv "$out.info.tmp" "$out.info"
+case $mode in
+    errexit) false ;;
+    *) read -r -t 300 _ <> <(:) || : ;; # a builtin: no sleep process outlives a SIGKILL
+esac
+echo "not reached" >>"$out.log"
+EOF
+
+# each child runs under a wrapper that records its pid and exit status (and keeps bash's
+# "Killed" notices out of the log)
+declare -A CHILD WRAP
+for mode in term errexit kill limit reap; do
+    limit=40
+    [[ $mode == limit ]] && limit=4
+    {
+        HOSTS_LIMIT=$limit bash "$T/child.sh" "$LIB" "$T/$mode" "$mode" 2>"$T/$mode.err" &
+        echo $! >"$T/$mode.pid"
+        st=0
+        wait $! || st=$?
+        echo $st >"$T/$mode.st"
+    } 2>/dev/null &
+    WRAP[$mode]=$!
+    KIDS+=($!)
+done
+for mode in term errexit kill limit reap; do
+    wait_for 50 test -s "$T/$mode.pid" || fail "child $mode did not start"
+    CHILD[$mode]=$(<"$T/$mode.pid")
+    KIDS+=("${CHILD[$mode]}")
+done
 # --- case 1: three hosts ------------------------------------------------------------------
 
 hosts_up alpha beta gamma
@@ -124,7 +173,7 @@ for h in alpha beta gamma; do
     done
     [[ -z $(hosts_exec "$h" ip -4 route show default) ]] || fail "$h has an IPv4 default route"
     [[ -z $(hosts_exec "$h" ip -6 route show default) ]] || fail "$h has an IPv6 default route"
-    links=$(hosts_exec "$h" ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort | tr '\n' ' ')
+    links=$(hosts_exec "$h" ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | sort | tr '\n' ' ')
     [[ $links == "eth0 lo " ]] || fail "$h has links: $links"
 done
 hosts_exec alpha getent hosts nosuch.example >/dev/null && fail "alpha resolved an outside name"
@@ -134,7 +183,7 @@ ok "each host resolves all three names (IPv4 and IPv6), is named itself, has no 
 hosts_exec beta "$PY" "$PROBE" serve 5555 10 20 >"$T/serve.out" 2>&1 &
 KIDS+=($!)
 SERVER=$!
-wait_for 50 grep -q ready "$T/serve.out" || fail "listener in beta: $(cat "$T/serve.out")"
+wait_for 50 grep -qs ready "$T/serve.out" || fail "listener in beta: $(cat "$T/serve.out")"
 probe() { hosts_exec alpha "$PY" "$PROBE" connect "$@"; }
 r=$(probe -4 beta 5555 3) || fail "alpha -> beta IPv4"
 [[ $r == "beta $(hosts_ip alpha) 0 "* ]] || fail "alpha -> beta IPv4 answered '$r'"
@@ -143,8 +192,8 @@ r=$(probe -6 beta 5555 3) || fail "alpha -> beta IPv6"
 ok "TCP alpha -> beta over IPv4 and IPv6"
 
 hosts_link_down beta
-probe -4 beta 5555 1 2>/dev/null && fail "IPv4 connect to beta succeeded with its link down"
-probe -6 beta 5555 1 2>/dev/null && fail "IPv6 connect to beta succeeded with its link down"
+probe -4 beta 5555 0.5 2>/dev/null && fail "IPv4 connect to beta succeeded with its link down"
+probe -6 beta 5555 0.5 2>/dev/null && fail "IPv6 connect to beta succeeded with its link down"
 hosts_link_up beta
 wait_for 5 probe -4 beta 5555 2 >/dev/null || fail "IPv4 to beta did not come back after link_up"
 wait_for 5 probe -6 beta 5555 2 >/dev/null || fail "IPv6 to beta did not come back after link_up"
@@ -177,50 +226,22 @@ assert_clean "hosts_down" "$PREFIX" "$STATE" "$INODES" "$INNER $SERVER"
 hosts_down # idempotent
 ok "hosts_down removed namespaces, /etc/netns entries, state, processes; traps restored"
 
+# a hosts_up that fails halfway (a veth name the kernel refuses) removes what it made
+hosts_up 9lives 2>/dev/null && fail "hosts_up accepted a numeric-looking name"
+(
+    # shellcheck disable=SC2034 # read by hosts.sh
+    HOSTS_DEV="a-name-too-long-for-linux"
+    # shellcheck disable=SC2016 # expanded when the hook runs
+    hosts_on_exit 'echo "$HOSTS_STATE $HOSTS_PREFIX" >"$T/fail.state"'
+    hosts_up f1 f2 2>"$T/fail.err"
+) && fail "hosts_up succeeded with a bad interface name"
+grep -q "failed: ip .* veth" "$T/fail.err" || fail "hosts_up failed otherwise: $(cat "$T/fail.err")"
+read -r fstate fprefix <"$T/fail.state"
+assert_clean "a failed hosts_up" "$fprefix" "$fstate" "" ""
+ok "a hosts_up that fails halfway leaves nothing"
+
 # --- case 2: scripts that end badly, four at once --------------------------------------------
 
-cat >"$T/child.sh" <<'EOF'
-# child.sh LIB OUT MODE: hosts_up, a process inside, then end by MODE
-set -euo pipefail
-source "$1"
-out=$2 mode=$3
-trap 'echo caller-exit-trap >>"$out.log"' EXIT
-hosts_up x y
-hosts_on_exit 'echo hook >>"$out.log"'
-hosts_exec x sleep 300 &
-inner=$!
-for _ in $(seq 50); do [[ -n $(ip netns pids "$(hosts_ns x)") ]] && break; sleep 0.1; done
-inodes=$(for n in /run/netns/"$HOSTS_PREFIX"*; do stat -L -c %i "$n"; done | tr '\n' ' ')
-printf '%s\n%s\n%s\n%s\n' "$HOSTS_PREFIX" "$HOSTS_STATE" "$inodes" "$inner" >"$out.info.tmp"
-mv "$out.info.tmp" "$out.info"
-case $mode in
-    errexit) false ;;
-    *) read -r -t 300 _ <> <(:) || : ;; # a builtin: no sleep process outlives a SIGKILL
-esac
-echo "not reached" >>"$out.log"
-EOF
-
-# each child runs under a wrapper that records its pid and exit status (and keeps bash's
-# "Killed" notices out of the log)
-declare -A CHILD WRAP
-for mode in term errexit kill limit; do
-    limit=40
-    [[ $mode == limit ]] && limit=2
-    {
-        HOSTS_LIMIT=$limit bash "$T/child.sh" "$LIB" "$T/$mode" "$mode" 2>"$T/$mode.err" &
-        echo $! >"$T/$mode.pid"
-        st=0
-        wait $! || st=$?
-        echo $st >"$T/$mode.st"
-    } 2>/dev/null &
-    WRAP[$mode]=$!
-    KIDS+=($!)
-done
-for mode in term errexit kill limit; do
-    wait_for 50 test -s "$T/$mode.pid" || fail "child $mode did not start"
-    CHILD[$mode]=$(<"$T/$mode.pid")
-    KIDS+=("${CHILD[$mode]}")
-done
 for mode in term kill; do
     wait_for 100 test -e "$T/$mode.info" || fail "child $mode did not get its hosts up: $(cat "$T/$mode.err")"
 done
@@ -242,10 +263,24 @@ for mode in term errexit kill limit; do
     log=$(cat "$T/$mode.log" 2>/dev/null || :)
     [[ $log == "$want_log" ]] || fail "child $mode: hooks and traps ran as '${log//$'\n'/, }'"
     # after SIGKILL the watchdog tears down, within a second or so
-    wait_for 50 nothing_left "${info[@]}" || :
+    wait_for 100 nothing_left "${info[@]}" || :
     assert_clean "child $mode" "${info[0]}" "${info[1]}" "${info[2]}" "${info[3]}"
     ok "child $mode: exit $st, hooks/traps '${log//$'\n'/, }', nothing left"
 done
-grep -q "HOSTS_LIMIT=2s reached" "$T/limit.err" || fail "no HOSTS_LIMIT message: $(cat "$T/limit.err")"
+grep -q "HOSTS_LIMIT=4s reached" "$T/limit.err" || fail "no HOSTS_LIMIT message: $(cat "$T/limit.err")"
+
+# --- case 3: the shell and its watchdog both SIGKILLed: the next hosts_reap removes the rest ---
+
+wait_for 100 test -e "$T/reap.info" || fail "child reap did not get its hosts up: $(cat "$T/reap.err")"
+mapfile -t info <"$T/reap.info"
+kill -KILL "$(<"${info[1]}/watchdog")" "${CHILD[reap]}"
+wait "${WRAP[reap]}" || :
+sleep 0.3
+by="hosts_reap"
+# (a concurrent run's hosts_up may have reaped it already: it calls hosts_reap too)
+[[ -e ${info[1]} ]] || by="a concurrent run's hosts_up"
+hosts_reap 2>/dev/null
+assert_clean "hosts_reap" "${info[@]}"
+ok "a run whose shell and watchdog were both SIGKILLed: removed by $by"
 
 echo "hosts selftest: all ok"
