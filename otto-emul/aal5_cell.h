@@ -19,8 +19,15 @@ struct aal5_cell_header {
     uint8_t  clp;   /* 1 bit */
 };
 
-/* CRC-8 x^8+x^2+x+1 over the first four header bytes, XOR 0x55 (the coset of I.432). */
-uint8_t aal5_hec(const uint8_t header4[4]);
+extern const uint8_t aal5_crc8_tables[4][256];
+
+/* CRC-8 x^8+x^2+x+1 over the first four header bytes, XOR 0x55 (the coset of I.432): the
+ * CRC is linear, so it is the XOR of each byte's CRC shifted by the bytes after it. */
+static inline uint8_t aal5_hec(const uint8_t header4[4])
+{
+    return (uint8_t)(aal5_crc8_tables[3][header4[0]] ^ aal5_crc8_tables[2][header4[1]] ^
+                     aal5_crc8_tables[1][header4[2]] ^ aal5_crc8_tables[0][header4[3]] ^ 0x55);
+}
 /* Plain CRC-8 (poly 0x07, init 0, no XOR) for the check value: 0xF4 for "123456789". */
 uint8_t aal5_crc8(const void *data, unsigned len);
 void aal5_cell_header_encode(uint8_t out[AAL5_HEADER_BYTES], const struct aal5_cell_header *h);
