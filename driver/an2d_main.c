@@ -296,8 +296,7 @@ static int serve(struct options *o, int listen_fd, int ready_fd)
     struct otto *otto = NULL;
     struct an2_driver *drv = NULL;
     struct an2d_uplink up = {.spec = o->switch_addr, .epoll_tag = AN2D_EV_UPLINK,
-                             .window = o->vc_credits, .keepalive_ms = 200,
-                             .cells_per_second = o->cells_per_second};
+                             .window = o->vc_credits, .keepalive_ms = 200};
     sigset_t sigs;
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGTERM);
@@ -316,9 +315,12 @@ static int serve(struct options *o, int listen_fd, int ready_fd)
         goto out;
     }
     drv = an2_driver_create(&o->limits, L.epoll_fd, o->cells_per_second);
+    /* On a fabric the host's link is the one between its OTTO and the switch: the
+     * controller paces what the host sends, the switch's port what it receives; the
+     * in-process switch between controller and uplink is no link and paces nothing. */
     struct an2_switch_config sc = {.nports = o->switch_addr ? 2 : 1,
                                    .vc_credit_cells = o->vc_credits,
-                                   .cells_per_second = o->cells_per_second};
+                                   .cells_per_second = o->switch_addr ? 0 : o->cells_per_second};
     sw = drv ? an2_switch_create(&sc) : NULL;
     if (!sw) {
         an2d_log("cannot create the switch: %s", strerror(errno));

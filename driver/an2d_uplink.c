@@ -10,7 +10,6 @@
 
 #include "an2_link.h"
 #include "an2_netaddr.h"
-#include "an2_switch.h"
 #include "an2d_log.h"
 #include "driver.h"
 #include "driver_internal.h"
@@ -48,7 +47,6 @@ static int connect_link(struct an2d_uplink *u, int timeout_ms, char *err, size_t
         snprintf(err, errlen, "%s: %s", u->spec, strerror(errno));
         return -1;
     }
-    an2_switch_port_set_rate(u->sw, AN2_UPLINK_PORT, u->cells_per_second);
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = u->epoll_tag};
     epoll_ctl(u->epoll_fd, EPOLL_CTL_ADD, an2_link_fd(u->link), &ev);
     u->given = u->writing = false;

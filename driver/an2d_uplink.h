@@ -18,7 +18,6 @@ struct an2d_uplink {
     int epoll_fd;
     uint64_t epoll_tag;
     uint32_t window, keepalive_ms;
-    double cells_per_second;      /* our link's rate toward the switch */
     /* state */
     struct an2_link *link;
     bool given;                   /* the driver has it (its HELLO came) */
