@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,7 +33,9 @@
 #define EV_CONTROL 3u
 #define EV_LINK 64u                 /* + port */
 #define TRUNK_RETRY_NS 1000000000ull
-#define SPIN_NS 50000ull            /* after progress, look again without sleeping this long */
+#define SPIN_NS 50000ull            /* after progress, look again without sleeping this long, */
+#define YIELD_NS 3000000ull         /* then yielding the CPU between looks this long (as an2d:
+                                     * a wake-up from epoll is most of a hop's latency here) */
 
 struct trunk {
     const char *spec;
@@ -421,20 +424,31 @@ static void accept_links(struct state *st, int lfd, uint64_t now)
     }
 }
 
-/* Moves cells until nothing moves (bounded). True if anything moved. */
-static bool pump(struct state *st, uint64_t now)
+/* Cells and signalling that crossed the switch's links so far: what counts as traffic (a
+ * keepalive does not keep the switch awake). */
+static uint64_t traffic(const struct state *st)
 {
-    bool any = false;
+    uint64_t t = 0;
+    for (unsigned p = 0; p < st->s.nports; p++)
+        if (st->s.links[p]) {
+            struct an2_link_info li;
+            an2_link_info(st->s.links[p], &li);
+            t += li.cells_in + li.cells_out + li.sig_in + li.sig_out;
+        }
+    return t;
+}
+
+/* Moves cells until nothing moves (bounded). */
+static void pump(struct state *st, uint64_t now)
+{
     for (int round = 0; round < 64; round++) {
         bool moved = an2_switch_poll(st->s.sw, now);
         for (unsigned p = 0; p < st->s.nports; p++)
             if (st->s.links[p])
                 moved |= an2_link_poll(st->s.links[p], now);
-        any |= moved;
         if (!moved)
             break;
     }
-    return any;
 }
 
 static uint64_t next_deadline(const struct state *st, uint64_t now)
@@ -524,16 +538,20 @@ static void answer_control(struct state *st)
 
 static void run(struct state *st, int sigfd, const int *lfds)
 {
-    uint64_t last_progress = 0;
+    uint64_t last_progress = 0, last_traffic = 0;
     for (;;) {
         uint64_t now = now_ns();
         uint64_t deadline = next_deadline(st, now);
         int timeout_ms;
-        if (now - last_progress < SPIN_NS)
+        if (now - last_progress < SPIN_NS) {
             timeout_ms = 0;
-        else
+        } else if (now - last_progress < YIELD_NS) {
+            sched_yield();
+            timeout_ms = 0;
+        } else {
             timeout_ms = deadline == UINT64_MAX ? 1000
                          : (int)((deadline - now + 999999) / 1000000);
+        }
         if (timeout_ms > 1000)
             timeout_ms = 1000;
         struct epoll_event ev[64];
@@ -551,15 +569,18 @@ static void run(struct state *st, int sigfd, const int *lfds)
                 answer_control(st);
             } else if (tag >= EV_LINK) {
                 unsigned port = (unsigned)(tag - EV_LINK);
-                if (port < st->s.nports && st->s.links[port] &&
-                    an2_link_service(st->s.links[port], now))
-                    last_progress = now;
+                if (port < st->s.nports && st->s.links[port])
+                    an2_link_service(st->s.links[port], now);
             } else if (tag >= EV_LISTEN) {
                 accept_links(st, lfds[tag - EV_LISTEN], now);
             }
         }
-        if (pump(st, now))
+        pump(st, now);
+        uint64_t t = traffic(st);
+        if (t != last_traffic) {
+            last_traffic = t;
             last_progress = now;
+        }
         trunks_connect(st, now);
         for (unsigned p = 0; p < st->s.nports; p++) {
             struct an2_link *l = st->s.links[p];
