@@ -3,6 +3,7 @@
 #ifndef AN2SWITCH_H
 #define AN2SWITCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "an2_fiber.h"
@@ -10,6 +11,13 @@
 
 struct an2_switch;
 struct an2_link;
+
+/* How to reach another switch: through which port, how many trunks away, last heard. */
+struct an2sw_route {
+    int port;                   /* -1: unknown */
+    uint8_t hops;
+    uint64_t heard_ns;
+};
 
 struct an2sw {
     struct an2_switch *sw;
@@ -19,6 +27,8 @@ struct an2sw {
     struct vc_map calls;        /* (port << 16 | vci) -> struct an2sw_call */
     uint32_t ncalls;
     uint64_t sig_dropped;       /* signalling messages not forwarded (queue full, no route) */
+    struct an2sw_route routes[256];   /* by switch id, learned from ROUTE messages */
+    uint64_t next_advert_ns;
 };
 
 /* One VC through the switch: the two (port, VCI) ends it joins. */
@@ -28,10 +38,14 @@ struct an2sw_call {
 };
 
 /* A signalling message from the link on `port` (the link's on_sig). */
-void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *msg);
+void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *msg,
+                  uint64_t now_ns);
 /* The link on port has gone: every VC through it is released at its other end, with
  * cause LINK_DOWN. Call before destroying the link. */
 void an2sw_port_down(struct an2sw *s, unsigned port);
+/* Every second: tells the switches on its trunks which switches it reaches, and forgets
+ * routes not heard for three seconds. */
+void an2sw_routes_tick(struct an2sw *s, uint64_t now_ns);
 /* Frees every call (the switch is stopping). */
 void an2sw_calls_free(struct an2sw *s);
 

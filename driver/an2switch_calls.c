@@ -1,10 +1,12 @@
 /* an2switch_calls.c — the switch's signalling: SETUP picks the outgoing port for the called
  * host, allocates the VCI on the outgoing link and programs both directions; CONNECT and
- * RELEASE follow the call's hops; LOOKUP is flooded, FOUND routed to the asker; a link that
+ * RELEASE follow the call's hops; LOOKUP is flooded, FOUND routed to the asker; ROUTE
+ * messages between switches tell which switch is reached through which trunk; a link that
  * goes releases every VC through it. */
 #include "an2switch.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "an2_link.h"
@@ -51,7 +53,60 @@ static int port_for_host(const struct an2sw *s, uint32_t host)
         if (info.peer_role == AN2_FIBER_ROLE_SWITCH && info.peer_switch_id == (host >> 8))
             return (int)p;
     }
-    return -1;
+    const struct an2sw_route *r = &s->routes[(host >> 8) & 0xffu];
+    return r->port >= 0 && up_link(s, (unsigned)r->port) ? r->port : -1;
+}
+
+static bool is_trunk(const struct an2sw *s, unsigned port)
+{
+    struct an2_link *l = up_link(s, port);
+    struct an2_link_info info;
+    if (!l)
+        return false;
+    an2_link_info(l, &info);
+    return info.peer_role == AN2_FIBER_ROLE_SWITCH;
+}
+
+/* "Switch m->called_host is m->hops trunks away from the sender." */
+static void on_route(struct an2sw *s, unsigned port, const struct an2_sig_msg *m, uint64_t now)
+{
+    uint32_t id = m->called_host;
+    if (!is_trunk(s, port) || id < 1 || id > 255 || id == s->id ||
+        m->hops >= AN2_FIBER_MAX_HOPS)
+        return;
+    struct an2sw_route *r = &s->routes[id];
+    uint8_t hops = (uint8_t)(m->hops + 1);
+    if (r->port < 0 || hops < r->hops || r->port == (int)port) {
+        r->port = (int)port;
+        r->hops = hops;
+        r->heard_ns = now;
+    }
+}
+
+void an2sw_routes_tick(struct an2sw *s, uint64_t now)
+{
+    if (now < s->next_advert_ns)
+        return;
+    s->next_advert_ns = now + 1000000000ull;
+    for (unsigned id = 1; id < 256; id++) {
+        struct an2sw_route *r = &s->routes[id];
+        if (r->port >= 0 && (now - r->heard_ns > 3000000000ull || !up_link(s, (unsigned)r->port)))
+            r->port = -1;
+    }
+    for (unsigned p = 0; p < s->nports; p++) {
+        if (!is_trunk(s, p))
+            continue;
+        struct an2_sig_msg m = {.type = AN2_SIG_ROUTE, .called_host = s->id, .hops = 0};
+        send_sig(s, p, &m);
+        for (unsigned id = 1; id < 256; id++) {
+            const struct an2sw_route *r = &s->routes[id];
+            if (r->port < 0 || r->port == (int)p)   /* split horizon */
+                continue;
+            m.called_host = id;
+            m.hops = r->hops;
+            send_sig(s, p, &m);
+        }
+    }
 }
 
 static void release_back(struct an2sw *s, unsigned port, const struct an2_sig_msg *setup,
@@ -140,9 +195,12 @@ static void along_call(struct an2sw *s, unsigned in, const struct an2_sig_msg *m
     send_sig(s, out, &fwd);
 }
 
-void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m)
+void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m, uint64_t now)
 {
     switch (m->type) {
+    case AN2_SIG_ROUTE:
+        on_route(s, port, m, now);
+        break;
     case AN2_SIG_SETUP:
         on_setup(s, port, m);
         break;

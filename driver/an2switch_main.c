@@ -303,7 +303,7 @@ struct state {
 static void link_sig(void *ctx, struct an2_link *link, const struct an2_sig_msg *m)
 {
     struct state *st = ctx;
-    an2sw_on_sig(&st->s, an2_link_port(link), m);
+    an2sw_on_sig(&st->s, an2_link_port(link), m, now_ns());
 }
 
 static void link_down_cb(void *ctx, struct an2_link *link, const char *why)
@@ -463,6 +463,8 @@ static uint64_t next_deadline(const struct state *st, uint64_t now)
     for (unsigned i = 0; i < st->o->ntrunks; i++)
         if (st->o->trunks[i].port < 0 && st->o->trunks[i].next_try_ns < t)
             t = st->o->trunks[i].next_try_ns;
+    if (st->s.next_advert_ns < t)
+        t = st->s.next_advert_ns;
     return t < now ? now : t;
 }
 
@@ -502,6 +504,10 @@ static size_t report(const struct state *st, char *buf, size_t len)
             (unsigned long long)(pc.drops + li.dropped_unrouted),
             (unsigned long long)li.cells_lost, (unsigned long long)li.bits_flipped);
     }
+    for (unsigned id = 1; id < 256; id++)
+        if (st->s.routes[id].port >= 0)
+            OUT("route to switch %u: port %d, %u trunk%s away\n", id, st->s.routes[id].port,
+                st->s.routes[id].hops, st->s.routes[id].hops == 1 ? "" : "s");
     OUT("\n%-4s %6s     %-4s %6s %12s %12s %9s\n", "PORT", "VCI", "PORT", "VCI", "CELLS_IN",
         "CELLS_OUT", "BUFFERED");
     for (size_t i = 0; i < st->s.calls.cap && off < len; i++) {
@@ -582,6 +588,7 @@ static void run(struct state *st, int sigfd, const int *lfds)
             last_progress = now;
         }
         trunks_connect(st, now);
+        an2sw_routes_tick(&st->s, now);
         for (unsigned p = 0; p < st->s.nports; p++) {
             struct an2_link *l = st->s.links[p];
             if (!l)
@@ -659,6 +666,8 @@ int main(int argc, char **argv)
     st.writing = calloc(o.nports, sizeof *st.writing);
     st.faults = calloc(o.nports, sizeof *st.faults);
     vc_map_init(&st.s.calls);
+    for (unsigned id = 0; id < 256; id++)
+        st.s.routes[id].port = -1;
     if (!st.s.sw || !st.s.links || !st.announced || !st.writing || !st.faults) {
         fprintf(stderr, "an2switch: out of memory\n");
         goto out;

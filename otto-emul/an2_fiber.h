@@ -47,7 +47,9 @@
  *   CONNECT  callee -> caller along the same hops: the callee accepted.
  *   RELEASE  either way along the hops: each hop removes its routes; `cause` says why.
  *   LOOKUP   flooded to every host (hop limit in `hops`): who holds endpoint name `name`?
- *   FOUND    the holder -> the asker, routed by host address: calling_ep is the endpoint.
+ *   FOUND    the holder -> the asker, routed by host address: called_ep is the endpoint.
+ *   ROUTE    switch -> switch on trunks, every second: "switch called_host is `hops` trunks
+ *            away through me" (distance vector, split horizon, at most AN2_FIBER_MAX_HOPS).
  *
  * Addresses: a host's address is (switch id << 8) | port of the switch port it is attached
  * to, given by the switch in its HELLO; an endpoint's global id is (host address << 16) |
@@ -64,6 +66,7 @@
 #define AN2_FIBER_SIG_VCI  5u         /* VPI 0 */
 #define AN2_FIBER_FIRST_VCI 32u       /* VCIs below are reserved */
 #define AN2_FIBER_HALF_VCI 32768u     /* vci_half 0: [32, 32768); 1: [32768, 65536) */
+#define AN2_FIBER_MAX_HOPS 15u        /* trunks between two switches, at most */
 
 enum an2_fiber_type {
     AN2_FIBER_HELLO = 1,
@@ -118,6 +121,7 @@ enum an2_sig_type {
     AN2_SIG_RELEASE = 3,
     AN2_SIG_LOOKUP = 4,
     AN2_SIG_FOUND = 5,
+    AN2_SIG_ROUTE = 6,
 };
 
 enum an2_sig_cause {

@@ -24,7 +24,7 @@
 #define OUT_RESERVE    (16u * 1024u)   /* of which data cells may not use the last */
 #define IN_CAP         (256u * 1024u + AN2_FIBER_HDR + AN2_FIBER_MAX_BODY)
 #define READS_PER_CALL 4               /* bounded work per service call */
-#define SIG_QUEUE      64u
+#define SIG_QUEUE      512u            /* signalling messages waiting for the output */
 #define HELLO_WAIT_NS  5000000000ull   /* no HELLO within this: the link is down */
 
 struct link_vc {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # PDUs of every awkward size both ways between two hosts, through one switch (IPv4 and IPv6
-# links) and through two switches joined by a trunk: every byte checked, no cell dropped on
+# links), through two switches joined by a trunk, and through three in a line (the first
+# learns the route to the last from the middle one): every byte checked, no cell dropped on
 # any hop, and the switches' capture read back by tshark shows the PDUs on their VCIs.
 . "$(dirname "$0")/fabric_hosts_lib.sh"
-fh_up swa swb alpha beta
+fh_up swa swb swc alpha beta
 
 # one switch; alpha's link over IPv4, beta's over IPv6
 fh_switch s1 swa --capture "$T/s1.pcap.gz"
@@ -51,4 +52,18 @@ for s in s2 s3; do
     awk '$2 == "host" || $2 == "switch" { n++; if ($4 != "up" || $9 == 0 || $11 != 0) bad = 1 }
          END { exit !(n == 2 && !bad) }' "$T/$s.txt" || fail "$s: a port down, idle or dropping"
 done
+"$BIN/an2d" --socket "$(fh_sock alpha)" --stop
+"$BIN/an2d" --socket "$(fh_sock beta)" --stop
+
+# three switches in a line: s2 - s3 - s5; s2 learns that switch 5 is two trunks away
+fh_switch s5 swc --id 5 --trunk swb:7000
+fh_an2d alpha swa:7000
+fh_an2d beta swc:7000
+for i in $(seq 50); do
+    "$BIN/an2stat" --switch "$T/s2.ctl" | grep -q "route to switch 5: port [0-9]*, 2 trunks away" && break
+    sleep 0.1
+done
+"$BIN/an2stat" --switch "$T/s2.ctl" | grep "route to switch" || fail "s2 learnt no route to switch 5"
+fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$(fh_sock beta)" \
+    "$TBIN/t_exchange" || fail "exchange through three switches"
 echo "hosts_sar: ok"
