@@ -132,8 +132,10 @@ void an2d_uplink_housekeeping(struct an2d_uplink *u, uint64_t now)
         }
         u->warned = false;
     }
-    if (now >= an2_link_next_deadline(u->link))
+    if (now >= an2_link_next_deadline(u->link)) {
         an2_link_service(u->link, now);
+        an2_driver_fabric_tick(u->drv, now);
+    }
     if (an2_link_why(u->link)[0]) {
         drop_link(u);
         u->next_try_ns = now + RETRY_NS;

@@ -28,6 +28,9 @@ struct an2sw {
     uint32_t ncalls;
     uint64_t sig_dropped;       /* signalling messages not forwarded (queue full, no route) */
     struct an2sw_route routes[256];   /* by switch id, learned from ROUTE messages */
+    uint64_t lookups_seen[64];  /* (asker << 32 | its number) of recent LOOKUPs, so that a
+                                 * LOOKUP that comes round a loop of trunks goes no further */
+    unsigned lookups_next;
     uint64_t next_advert_ns;
 };
 

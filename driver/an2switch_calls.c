@@ -208,9 +208,14 @@ void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m, u
     case AN2_SIG_RELEASE:
         along_call(s, port, m);
         break;
-    case AN2_SIG_LOOKUP:
-        if (m->hops == 0)
+    case AN2_SIG_LOOKUP: {
+        uint64_t key = (uint64_t)m->calling_host << 32 | m->call_ref;
+        bool seen = false;
+        for (unsigned i = 0; i < 64 && !seen; i++)
+            seen = s->lookups_seen[i] == key;
+        if (m->hops == 0 || seen)
             break;
+        s->lookups_seen[s->lookups_next++ % 64] = key;
         for (unsigned p = 0; p < s->nports; p++) {
             if (p == port || !up_link(s, p))
                 continue;
@@ -219,6 +224,7 @@ void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m, u
             send_sig(s, p, &fwd);
         }
         break;
+    }
     case AN2_SIG_FOUND: {
         int out = port_for_host(s, m->calling_host);
         if (out >= 0 && (unsigned)out != port)

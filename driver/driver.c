@@ -243,7 +243,7 @@ int an2_driver_accept(struct an2_driver *drv, int listen_fd)
 void an2_driver_tick(struct an2_driver *drv, uint64_t now_ns)
 {
     static struct an2d_log_limit limit;
-    drv_remote_tick(drv, now_ns);
+    an2_driver_fabric_tick(drv, now_ns);
     for (uint32_t i = 0; i < drv->limits.max_clients; i++) {
         struct drv_client *c = &drv->clients[i];
         if (c->fd >= 0 && !c->endpoint_id && now_ns - c->last_request_ns >= AN2_SILENT_NS) {

@@ -62,6 +62,9 @@ void an2_driver_set_uplink(struct an2_driver *drv, struct an2_link *link);
 /* The uplink's signalling callback (struct an2_link_config.on_sig); ctx is the driver. */
 void an2_driver_on_sig(void *ctx, struct an2_link *link, const struct an2_sig_msg *msg);
 uint32_t an2_driver_host_addr(const struct an2_driver *drv);
+/* Times out what waits for the fabric (SETUPs nobody asks for, unanswered LOOKUPs); called
+ * with the uplink's keepalive and once a second. */
+void an2_driver_fabric_tick(struct an2_driver *drv, uint64_t now_ns);
 
 /* True once a client has asked an2d to stop. */
 bool an2_driver_stop_requested(const struct an2_driver *drv);

@@ -163,7 +163,6 @@ void drv_remote_teardown(struct an2_driver *drv, const struct drv_vc *v);
 void drv_remote_release_all(struct an2_driver *drv, uint32_t slot);
 /* a LOOKUP not answered here: asked over the fabric; false if there is no fabric */
 bool drv_remote_lookup(struct an2_driver *drv, uint32_t slot, uint32_t name);
-void drv_remote_tick(struct an2_driver *drv, uint64_t now_ns);
 
 /* driver_names.c: REGISTER and LOOKUP */
 void drv_name_request(struct an2_driver *drv, uint32_t slot, const struct an2_ctl_req *q);

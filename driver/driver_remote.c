@@ -415,7 +415,7 @@ void an2_driver_on_sig(void *ctx, struct an2_link *link, const struct an2_sig_ms
     }
 }
 
-void drv_remote_tick(struct an2_driver *drv, uint64_t now)
+void an2_driver_fabric_tick(struct an2_driver *drv, uint64_t now)
 {
     for (size_t i = 0; i < drv->nheld;) {
         if (now < drv->held[i].deadline_ns) {

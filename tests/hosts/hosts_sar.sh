@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PDUs of every awkward size both ways between two hosts, through one switch (IPv4 and IPv6
+# Names looked up across hosts; PDUs of every awkward size both ways between two hosts, through one switch (IPv4 and IPv6
 # links), through two switches joined by a trunk, and through three in a line (the first
 # learns the route to the last from the middle one): every byte checked, no cell dropped on
 # any hop, and the switches' capture read back by tshark shows the PDUs on their VCIs.
@@ -12,6 +12,8 @@ fh_an2d alpha "swa:7000"
 fh_an2d beta "[$(hosts_ip6 swa)]:7000"
 fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$(fh_sock beta)" \
     "$TBIN/t_exchange" || fail "exchange through one switch"
+fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$(fh_sock beta)" \
+    "$TBIN/t_remote_names" || fail "names across hosts"
 "$BIN/an2stat" --switch "$T/s1.ctl" | tee "$T/s1.txt"
 # port lines: PORT PEER(2 words) STATE RTT WINDOW RATE VCS CELLS_IN CELLS_OUT DROPS LOST FLIPPED
 awk '$2 == "host" { n++; if ($4 != "up" || $9 == 0 || $11 != 0 || $12 != 0) bad = 1 }
