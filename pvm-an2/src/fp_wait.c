@@ -1,7 +1,8 @@
-/* an2_wait.c — how a task waits while the AN2 route is in use: spin, yield with the polling
- * hint, then sleep on the emulated interrupt beside the pvmd socket, which is looked at by a
- * poll() that does not sleep now and then (three parties share two cores). */
-#include "route_an2.h"
+/* fp_wait.c — how a task waits while the AN2 route is in use. */
+/* Spin, yield with the polling hint, then sleep on the emulated interrupt beside the pvmd
+ * socket, which a poll() that does not sleep looks at now and then (three parties share two
+ * cores). */
+#include "fp_route.h"
 
 #include <sched.h>
 

@@ -1,7 +1,7 @@
-/* an2_tx.c — the AN2 route's transmit side: PDUs out of a message's own fragments (headers and
- * small messages copied into area blocks), the blocks each descriptor holds until its report,
- * and waiting for transmit room while the pvmd socket is kept drained. */
-#include "route_an2.h"
+/* fp_tx.c — the AN2 route's transmit side: PDUs out of a message's own fragments. */
+/* Headers and small messages are copied into area blocks; each descriptor holds its blocks
+ * until its report; waiting for transmit room keeps the pvmd socket drained. */
+#include "fp_route.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -1,6 +1,6 @@
-/* an2_peers.c — the AN2 route's peers (one per task it exchanges messages with), found by
- * tid, and the clock the route measures its waits with. */
-#include "route_an2.h"
+/* fp_peers.c — the AN2 route's peers, found by tid, and the clock it measures waits with. */
+/* One peer per task the route exchanges messages with. */
+#include "fp_route.h"
 
 #include <stdlib.h>
 #include <time.h>

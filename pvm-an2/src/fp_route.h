@@ -1,14 +1,14 @@
-/* route_an2.h — the AN2 route's internal state (the endpoint, the peers, transmit and wait
- * state) and the functions its files share: an2_route.c (life, operations table), an2_peers.c,
- * an2_negotiate.c, an2_tx.c, an2_rx.c, an2_order.c, an2_wait.c. See README.md, "The AN2 fast
- * path". */
-#ifndef AN2PVM_ROUTE_AN2_H
-#define AN2PVM_ROUTE_AN2_H
+/* fp_route.h — the AN2 route's internal state and the functions its files share. */
+/* The endpoint, the peers, transmit and wait state; fp_route.c (life, operations table),
+ * fp_peers.c, fp_negotiate.c, fp_tx.c, fp_rx.c, fp_order.c, fp_wait.c. See README.md, "The
+ * AN2 fast path". */
+#ifndef AN2PVM_FP_ROUTE_H
+#define AN2PVM_FP_ROUTE_H
 
 #include <an2.h>
 #include <stdint.h>
 
-#include "an2_bufpool.h"
+#include "fp_bufpool.h"
 #include "an2pvm.h"
 
 /* The reserved system context of the fast path's messages over the daemon route. */

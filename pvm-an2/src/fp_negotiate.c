@@ -1,6 +1,7 @@
-/* Setting up the AN2 fast path between two tasks: the registry look-up, REQ/NAK through the
- * daemon route (reserved context AN2_CTX), the driver's VC rendezvous, and failures. */
-#include "route_an2.h"
+/* fp_negotiate.c — the AN2 route's VC set-up with a peer, and the failure of a pair. */
+/* The registry look-up, REQ/NAK through the daemon route (reserved context AN2_CTX), the
+ * driver's VC rendezvous, and failures. */
+#include "fp_route.h"
 
 #include <errno.h>
 #include <sched.h>

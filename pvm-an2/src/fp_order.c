@@ -1,12 +1,13 @@
-/* Per-sender order across a route switch. Each direction of a pair counts, from its REQ on
- * (which marks the switch in the daemon stream), the messages it sent by each route. An AN2
- * message carries how many daemon-route messages preceded it; a daemon-route message that
- * follows AN2 ones is announced by a NOTE (daemon route, just before it) carrying how many
- * AN2 messages preceded it. The receiver holds each message until its predecessors on the
- * other route have been delivered. A pvmd's PvmTaskExit notice about a peer whose VC is
- * still open waits likewise until that peer's AN2 stream has ended (PEER_GONE comes after its
- * last cell), so that it never overtakes the peer's last messages. */
-#include "route_an2.h"
+/* fp_order.c — the AN2 route's per-sender order across a route switch, and its send/filter. */
+/* Each direction of a pair counts, from its REQ on (which marks the switch in the daemon
+ * stream), the messages it sent by each route. An AN2 message carries how many daemon-route
+ * messages preceded it; a daemon-route message that follows AN2 ones is announced by a NOTE
+ * (daemon route, just before it) carrying how many AN2 messages preceded it. The receiver holds
+ * each message until its predecessors on the other route have been delivered. A pvmd's
+ * PvmTaskExit notice about a peer whose VC is still open waits likewise until that peer's AN2
+ * stream has ended (PEER_GONE comes after its last cell), so that it never overtakes the peer's
+ * last messages. */
+#include "fp_route.h"
 
 #include <stdlib.h>
 

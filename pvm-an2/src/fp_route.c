@@ -1,7 +1,7 @@
-/* an2_route.c — the AN2 route's life and its operations table: opening the endpoint and
- * registering our tid, quiescing at exit, closing (an area still in use by messages lingers
- * until they are freed), and the route_ops the core calls. */
-#include "route_an2.h"
+/* fp_route.c — the AN2 route's life and the operations table the core calls. */
+/* Opening the endpoint and registering our tid, quiescing at exit, closing (an area still in
+ * use by messages lingers until they are freed). */
+#include "fp_route.h"
 
 #include <sched.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
-/* an2_rx.c — the AN2 route's receive side: receive buffers posted per VC that become a
- * message's fragments, PDUs reassembled into messages, the report ring read without a system
- * call, and the loss of an2d. */
-#include "route_an2.h"
+/* fp_rx.c — the AN2 route's receive side: posted buffers, reassembly, the report ring. */
+/* Receive buffers posted per VC become a message's fragments; PDUs are reassembled into
+ * messages; the report ring is read without a system call; the loss of an2d. */
+#include "fp_route.h"
 
 #include <errno.h>
 #include <stdlib.h>
