@@ -1,5 +1,5 @@
 /* fp_negotiate.c — the AN2 route's VC set-up with a peer, and the failure of a pair. */
-/* The registry look-up, REQ/NAK through the daemon route (reserved context AN2_CTX), the
+/* The registry look-up, REQ/NAK through the daemon route (reserved context FP_CTX), the
  * driver's VC rendezvous, and failures. */
 #include "fp_route.h"
 
@@ -17,7 +17,7 @@ static int send_ctl(int tid, int tag, int value)
 	struct msg *m = msg_new(ENC_XDR);
 	int cc = m ? lpvm_pack_int(m, value) : PvmNoMem;
 	if (!cc)
-		cc = lpvm_route_send(m, tid, tag, AN2_CTX);
+		cc = lpvm_route_send(m, tid, tag, FP_CTX);
 	msg_free(m);
 	return cc;
 }
@@ -29,7 +29,7 @@ static void start_vc(struct peer *p)
 	int rc = an2_vc_open_start(an2r->ep, p->ep_id);
 	if (rc != 0) {
 		p->state = PEER_PENDING;
-		an2_peer_fail(p, an2_strerror(rc), 0);
+		fp_peer_fail(p, an2_strerror(rc), 0);
 		return;
 	}
 	p->vc_started = 1;
@@ -37,11 +37,11 @@ static void start_vc(struct peer *p)
 	an2r->pending_opens++;
 }
 
-struct peer *an2_negotiate_for_send(int tid)
+struct peer *fp_negotiate_for_send(int tid)
 {
 	if (!an2r || !an2r->active || tid == lpvm.mytid)
 		return NULL;
-	struct peer *p = peer_get(tid);
+	struct peer *p = fp_peer_get(tid);
 	if (!p)
 		return NULL;
 	if (p->req_sent)
@@ -49,28 +49,28 @@ struct peer *an2_negotiate_for_send(int tid)
 	if (p->state == PEER_DEAD)
 		return NULL;
 	if (!p->ep_id) {
-		if (p->state == PEER_NO_AN2 && an2_now_us() < p->retry_at_ms)
+		if (p->state == PEER_NO_AN2 && fp_now_us() < p->retry_at_ms)
 			return NULL;
 		uint32_t id = 0;
 		int rc = an2_lookup_name(an2r->ep, (uint32_t)tid, &id);
 		if (rc != 0) {
 			/* not a fast-path task (or not yet registered): never sent anything of ours */
 			p->state = PEER_NO_AN2;
-			p->retry_at_ms = an2_now_us() + RETRY_LOOKUP_US;
+			p->retry_at_ms = fp_now_us() + RETRY_LOOKUP_US;
 			return NULL;
 		}
 		p->ep_id = id;
 		p->state = PEER_UNKNOWN;
 	}
 	/* our stream to tid switches here: the REQ marks the point in the daemon route */
-	if (send_ctl(tid, AN2_TAG_REQ, (int)an2_endpoint_id(an2r->ep)) < 0)
+	if (send_ctl(tid, FP_TAG_REQ, (int)an2_endpoint_id(an2r->ep)) < 0)
 		return NULL;
 	p->req_sent = 1;
 	p->an2_sent = p->dmn_sent = 0;
 	start_vc(p);
-	long long end = an2_now_us() + SETUP_WAIT_US;
-	while (p->state == PEER_PENDING && an2_now_us() < end && an2r->active) {
-		if (an2_poll_vc_answers() < 0 || lpvm.daemon->ops->progress(lpvm.daemon) < 0)
+	long long end = fp_now_us() + SETUP_WAIT_US;
+	while (p->state == PEER_PENDING && fp_now_us() < end && an2r->active) {
+		if (fp_poll_vc_answers() < 0 || lpvm.daemon->ops->progress(lpvm.daemon) < 0)
 			break;   /* (the daemon route brings a NAK) */
 		sched_yield();
 	}
@@ -86,7 +86,7 @@ static struct peer *peer_by_endpoint(uint32_t id)
 	return NULL;
 }
 
-void an2_vc_opened(struct peer *p, const struct an2_vc_info *vi)
+void fp_vc_opened(struct peer *p, const struct an2_vc_info *vi)
 {
 	p->vc = vi->vc;
 	snprintf(p->addr, sizeof p->addr, "%s", vi->addr);
@@ -99,11 +99,11 @@ void an2_vc_opened(struct peer *p, const struct an2_vc_info *vi)
 		return;
 	}
 	p->state = PEER_OPEN;
-	if (an2_post_rx(p) != 0)
-		an2_peer_fail(p, "no receive buffers", 0);
+	if (fp_post_rx(p) != 0)
+		fp_peer_fail(p, "no receive buffers", 0);
 }
 
-int an2_poll_vc_answers(void)
+int fp_poll_vc_answers(void)
 {
 	for (;;) {
 		struct an2_vc_info vi = { 0 };
@@ -123,13 +123,13 @@ int an2_poll_vc_answers(void)
 			an2r->pending_opens--;
 		}
 		if (rc == 1)
-			an2_vc_opened(p, &vi);
+			fp_vc_opened(p, &vi);
 		else   /* -ESRCH: it left before agreeing, nothing lost: quietly */
-			an2_peer_fail(p, rc == -ESRCH ? NULL : an2_strerror(rc), 0);
+			fp_peer_fail(p, rc == -ESRCH ? NULL : an2_strerror(rc), 0);
 	}
 }
 
-void an2_peer_fail(struct peer *p, const char *why, int error)
+void fp_peer_fail(struct peer *p, const char *why, int error)
 {
 	if (p->state == PEER_DEAD)
 		return;
@@ -160,11 +160,11 @@ void an2_peer_fail(struct peer *p, const char *why, int error)
 	}
 	msg_free(p->partial);
 	p->partial = NULL;
-	an2_order_release(p, 1);
+	fp_order_release(p, 1);
 }
 
 /* REQ, NAK and NOTE from a task, through the daemon route. */
-int an2_handle_daemon_ctl(struct msg *m)
+int fp_handle_daemon_ctl(struct msg *m)
 {
 	int value = 0;
 	msg_rewind(m);
@@ -176,37 +176,37 @@ int an2_handle_daemon_ctl(struct msg *m)
 		         (unsigned)src);
 		return 1;
 	}
-	struct peer *p = an2r ? (tag == AN2_TAG_REQ ? peer_get(src) : peer_find(src)) : NULL;
-	if (tag == AN2_TAG_REQ) {
+	struct peer *p = an2r ? (tag == FP_TAG_REQ ? fp_peer_get(src) : fp_peer_find(src)) : NULL;
+	if (tag == FP_TAG_REQ) {
 		if (!p || !an2r->active) {
-			send_ctl(src, AN2_TAG_NAK, 0);
+			send_ctl(src, FP_TAG_NAK, 0);
 			return 1;
 		}
 		if (p->ep_id && p->ep_id != (uint32_t)value && p->state == PEER_DEAD) {
 			/* a new task with an old tid: start afresh */
-			an2_order_release(p, 1);
+			fp_order_release(p, 1);
 			p->state = PEER_UNKNOWN;
 			p->req_sent = 0;
 		}
-		an2_order_release(p, 1);
+		fp_order_release(p, 1);
 		p->req_seen = 1;
 		p->an2_deliv = p->dmn_deliv = 0;
 		p->note_pending = 0;
 		p->ep_id = (uint32_t)value;
 		if (p->state == PEER_DEAD) {
-			send_ctl(src, AN2_TAG_NAK, 0);
+			send_ctl(src, FP_TAG_NAK, 0);
 			return 1;
 		}
 		start_vc(p);
 		if (p->state == PEER_DEAD)
-			send_ctl(src, AN2_TAG_NAK, 0);
-		an2_order_release(p, 0);   /* AN2 messages that came before the REQ */
-	} else if (tag == AN2_TAG_NAK) {
+			send_ctl(src, FP_TAG_NAK, 0);
+		fp_order_release(p, 0);   /* AN2 messages that came before the REQ */
+	} else if (tag == FP_TAG_NAK) {
 		if (p && p->state != PEER_DEAD && p->state != PEER_OPEN) {
 			lpvm_log("AN2 fast path: t%x declined a VC: daemon route", (unsigned)src);
-			an2_peer_fail(p, NULL, 0);
+			fp_peer_fail(p, NULL, 0);
 		}
-	} else if (tag == AN2_TAG_NOTE) {
+	} else if (tag == FP_TAG_NOTE) {
 		if (p && p->req_seen && p->state != PEER_DEAD) {
 			p->note_pending = 1;
 			p->note_need = (uint32_t)value;

@@ -13,7 +13,7 @@
 
 #define EXIT_NOTICE_MAX_US 10000000LL   /* a held notice goes once the stream stood this long */
 
-int an2_order_delivered(void)
+int fp_order_delivered(void)
 {
 	int n = an2r->delivered;
 	an2r->delivered = 0;
@@ -63,7 +63,7 @@ static void release_exit_notices(struct peer *p)
 	an2r->exit_notices_held--;
 }
 
-void an2_order_release(struct peer *p, int force)
+void fp_order_release(struct peer *p, int force)
 {
 	for (;;) {
 		if (p->hd_head && (force || p->hd_head->need <= p->an2_deliv)) {
@@ -83,9 +83,9 @@ void an2_order_release(struct peer *p, int force)
 		release_exit_notices(p);   /* the stream has ended: the notices go after it */
 }
 
-void an2_order_exit_notices_check(void)
+void fp_order_exit_notices_check(void)
 {
-	long long now = an2_now_us();
+	long long now = fp_now_us();
 	for (int i = 0; i < 64 && an2r->exit_notices_held; i++)
 		for (struct peer *p = an2r->peers[i]; p; p = p->next)
 			if (p->xh_head && now - p->exit_wait_us > EXIT_NOTICE_MAX_US) {
@@ -109,7 +109,7 @@ static struct peer *exit_notice_about(struct msg *m)
 	m->mode = mode;   /* as it came: the application unpacks it from the start */
 	m->rfrag = rfrag;
 	m->rpos = rpos;
-	struct peer *p = bad || !TID_IS_TASK(tid) ? NULL : peer_find(tid);
+	struct peer *p = bad || !TID_IS_TASK(tid) ? NULL : fp_peer_find(tid);
 	if (!p || p->state != PEER_OPEN)
 		return NULL;
 	if (p->cancel_acks && m->tag == p->cancel_tag && m->ctx == p->cancel_ctx) {
@@ -119,11 +119,11 @@ static struct peer *exit_notice_about(struct msg *m)
 	return p;
 }
 
-void an2_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int count)
+void fp_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int count)
 {
 	(void)t;
 	for (int i = 0; an2r && i < count; i++) {
-		struct peer *p = peer_find(tids[i]);
+		struct peer *p = fp_peer_find(tids[i]);
 		if (!p)
 			continue;
 		if (!p->cancel_acks || p->cancel_tag != tag || p->cancel_ctx != ctx)
@@ -134,25 +134,25 @@ void an2_route_notify_cancelled(struct route *t, int tag, int ctx, const int *ti
 	}
 }
 
-void an2_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr)
+void fp_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr)
 {
 	if (!p->ha_head && p->req_seen && hdr->dmn_before <= p->dmn_deliv) {
 		rxq_enqueue(m);   /* the steady state: nothing to wait for */
 		p->an2_deliv++;
 		an2r->delivered++;
 		if (p->hd_head)
-			an2_order_release(p, 0);
+			fp_order_release(p, 0);
 		return;
 	}
 	hold(&p->ha_head, &p->ha_tail, m, hdr->dmn_before);
-	an2_order_release(p, 0);
+	fp_order_release(p, 0);
 }
 
-int an2_route_filter(struct route *t, struct msg *m)
+int fp_route_filter(struct route *t, struct msg *m)
 {
 	(void)t;
-	if (m->ctx == AN2_CTX && TID_IS_TASK(m->src))
-		return an2_handle_daemon_ctl(m);
+	if (m->ctx == FP_CTX && TID_IS_TASK(m->src))
+		return fp_handle_daemon_ctl(m);
 	if (!an2r)
 		return 0;
 	struct peer *exited = exit_notice_about(m);
@@ -160,14 +160,14 @@ int an2_route_filter(struct route *t, struct msg *m)
 		int first = !exited->xh_head;
 		hold(&exited->xh_head, &exited->xh_tail, m, 0);   /* delivers it if it cannot */
 		if (first && exited->xh_head) {
-			exited->exit_wait_us = an2_now_us();
+			exited->exit_wait_us = fp_now_us();
 			an2r->exit_notices_held++;
 		}
 		return 1;
 	}
 	if (!TID_IS_TASK(m->src) || is_sysctx(m->ctx))
 		return 0;
-	struct peer *p = peer_find(m->src);
+	struct peer *p = fp_peer_find(m->src);
 	if (!p || !p->req_seen)
 		return 0;   /* its messages before its REQ: daemon route only, in order */
 	uint32_t need = p->note_pending ? p->note_need : 0;
@@ -175,12 +175,12 @@ int an2_route_filter(struct route *t, struct msg *m)
 	if (p->state == PEER_DEAD)
 		need = 0;
 	hold(&p->hd_head, &p->hd_tail, m, need);
-	an2_order_release(p, p->state == PEER_DEAD);
+	fp_order_release(p, p->state == PEER_DEAD);
 	return 1;
 }
 
 /* 0: sent over AN2; ROUTE_PASS: the pvmd route takes it (after a NOTE when order needs one). */
-int an2_route_send(struct route *t, struct msg *m)
+int fp_route_send(struct route *t, struct msg *m)
 {
 	(void)t;
 	int dst = m->dst;
@@ -189,16 +189,16 @@ int an2_route_send(struct route *t, struct msg *m)
 	struct peer *p;
 	if (lpvm.route_opt == PvmDontRoute) {   /* as stock: request no route; but a pair that
 	                                          * has one still announces this message */
-		p = peer_find(dst);
+		p = fp_peer_find(dst);
 		if (p && p->state != PEER_OPEN && p->state != PEER_PENDING)
 			p = NULL;
 	} else {
-		p = an2_negotiate_for_send(dst);
+		p = fp_negotiate_for_send(dst);
 	}
 	if (!p)
 		return ROUTE_PASS;
 	if (p->state == PEER_OPEN && an2r->active && lpvm.route_opt != PvmDontRoute) {
-		int cc = an2_send_msg(p, m);
+		int cc = fp_send_msg(p, m);
 		if (cc <= 0)
 			return cc;
 	}
@@ -207,7 +207,7 @@ int an2_route_send(struct route *t, struct msg *m)
 		struct msg *n = msg_new(ENC_XDR);
 		int cc = n ? lpvm_pack_int(n, (int)p->an2_sent) : PvmNoMem;
 		if (!cc)
-			cc = lpvm_route_send(n, dst, AN2_TAG_NOTE, AN2_CTX);
+			cc = lpvm_route_send(n, dst, FP_TAG_NOTE, FP_CTX);
 		msg_free(n);
 		if (cc < 0)
 			return cc;
@@ -216,13 +216,13 @@ int an2_route_send(struct route *t, struct msg *m)
 	return ROUTE_PASS;
 }
 
-int an2_route_carries(struct route *t, int tid)
+int fp_route_carries(struct route *t, int tid)
 {
 	(void)t;
-	return an2r && TID_IS_TASK(tid) && an2_negotiate_for_send(tid) != NULL;
+	return an2r && TID_IS_TASK(tid) && fp_negotiate_for_send(tid) != NULL;
 }
 
-int an2_route_recv_error(struct route *t, int tid)
+int fp_route_recv_error(struct route *t, int tid)
 {
 	(void)t;
 	if (!an2r || !an2r->errors_pending)

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <time.h>
 
-long long an2_now_us(void)
+long long fp_now_us(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-struct peer *peer_find(int tid)
+struct peer *fp_peer_find(int tid)
 {
 	if (!an2r)
 		return NULL;
@@ -22,9 +22,9 @@ struct peer *peer_find(int tid)
 	return NULL;
 }
 
-struct peer *peer_get(int tid)
+struct peer *fp_peer_get(int tid)
 {
-	struct peer *p = peer_find(tid);
+	struct peer *p = fp_peer_find(tid);
 	if (p || !an2r)
 		return p;
 	p = calloc(1, sizeof *p);

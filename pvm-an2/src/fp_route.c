@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AN2_BUF_SIZE (32u << 20)
+#define FP_AREA_SIZE (32u << 20)
 #define TX_DRAIN_MS 3000             /* leaving: wait this long for our transmissions */
 
-struct an2_route *an2r;
+struct fp_route *an2r;
 /* Closed routes whose buffer area messages still hold: the process's, not one route's. */
-static struct an2_route *lingering;
+static struct fp_route *lingering;
 
 static int env_off(void)
 {
@@ -33,8 +33,8 @@ static void free_held(struct held **head)
 /* Frees the closed routes whose pool blocks all came back. */
 static void release_lingering(void)
 {
-	for (struct an2_route **rp = &lingering; *rp;) {
-		struct an2_route *r = *rp;
+	for (struct fp_route **rp = &lingering; *rp;) {
+		struct fp_route *r = *rp;
 		if (bufpool_blocks_out(r->pool) != 0) {
 			rp = &r->next_lingering;
 			continue;
@@ -51,7 +51,7 @@ static void release_lingering(void)
  * before pvmd tells it we have gone. Nothing is lost either way: an2d sends what a VC we close
  * still has queued (our endpoint lingers), and keeps a closed VC's route until the cells in
  * the switch have reached the peer. */
-static void an2_quiesce(struct route *t)
+static void fp_quiesce(struct route *t)
 {
 	(void)t;
 	if (!an2r || an2r->quiesced)
@@ -59,27 +59,27 @@ static void an2_quiesce(struct route *t)
 	an2r->quiesced = 1;
 	if (an2r->gone)
 		return;
-	long long end = an2_now_us() + TX_DRAIN_MS * 1000LL;
+	long long end = fp_now_us() + TX_DRAIN_MS * 1000LL;
 	if (an2r->pending_opens)
-		an2_poll_vc_answers();   /* VCs the driver opened that we have not collected */
+		fp_poll_vc_answers();   /* VCs the driver opened that we have not collected */
 	while (an2r->tx_inflight > 0 && !an2r->gone) {
-		if (an2_now_us() > end) {
+		if (fp_now_us() > end) {
 			lpvm_log("AN2 fast path: %d PDUs not sent in %d ms (peers not receiving); "
 			         "an2d sends them as the peers read", an2r->tx_inflight, TX_DRAIN_MS);
 			return;
 		}
-		an2_route_progress(&an2r->route);
-		if (lpvm.daemon && an2_wait_others_due(&an2r->route, 0))
+		fp_route_progress(&an2r->route);
+		if (lpvm.daemon && fp_wait_others_due(&an2r->route, 0))
 			lpvm.daemon->ops->progress(lpvm.daemon);
 		sched_yield();
 	}
 }
 
-static void an2_route_close(struct route *t)
+static void fp_route_close(struct route *t)
 {
 	if (!an2r || t != &an2r->route)
 		return;   /* the fast path was off: nothing was opened */
-	an2_quiesce(t);
+	fp_quiesce(t);
 	frag_set_allocator(an2r->old_alloc);
 	for (int i = 0; i < 64; i++)
 		while (an2r->peers[i]) {
@@ -100,7 +100,7 @@ static void an2_route_close(struct route *t)
 	}
 	/* what is still queued is an2d's to send now (the area stays mapped there): its blocks
 	 * are no longer ours to wait for */
-	an2_tx_hand_over(an2r);
+	fp_tx_hand_over(an2r);
 	/* an endpoint kept open for messages we hold gives our tid up: it may be a new task's */
 	if (!an2r->gone && bufpool_blocks_out(an2r->pool) != 0)
 		an2_register_name(an2r->ep, 0);
@@ -114,41 +114,41 @@ static void at_exit(void)
 {
 	/* a task that returns from main without pvm_exit: what it sent must still arrive */
 	if (an2r)
-		an2_quiesce(&an2r->route);
+		fp_quiesce(&an2r->route);
 }
 
-static const struct route_ops an2_ops = {
+static const struct route_ops fp_ops = {
 	.name = "an2",
-	.send = an2_route_send,
-	.carries = an2_route_carries,
-	.progress = an2_route_progress,
-	.others_due = an2_wait_others_due,
-	.filter = an2_route_filter,
-	.pollfds = an2_route_pollfds,
-	.poll_ms_max = an2_wait_poll_ms_max,
-	.idle = an2_wait_idle,
-	.woke = an2_wait_woke,
-	.busy = an2_wait_busy,
-	.wait_over = an2_wait_over,
-	.recv_error = an2_route_recv_error,
-	.notify_cancelled = an2_route_notify_cancelled,
-	.quiesce = an2_quiesce,
-	.close = an2_route_close,
+	.send = fp_route_send,
+	.carries = fp_route_carries,
+	.progress = fp_route_progress,
+	.others_due = fp_wait_others_due,
+	.filter = fp_route_filter,
+	.pollfds = fp_route_pollfds,
+	.poll_ms_max = fp_wait_poll_ms_max,
+	.idle = fp_wait_idle,
+	.woke = fp_wait_woke,
+	.busy = fp_wait_busy,
+	.wait_over = fp_wait_over,
+	.recv_error = fp_route_recv_error,
+	.notify_cancelled = fp_route_notify_cancelled,
+	.quiesce = fp_quiesce,
+	.close = fp_route_close,
 };
 
 /* With the fast path off or unavailable the route stays, without an endpoint: it still
  * answers a peer's request for a VC (NAK), and passes every message to the pvmd route. */
-static struct route an2_off = { .ops = &an2_ops };
+static struct route fp_off = { .ops = &fp_ops };
 
-struct route *an2_route_open(void)
+struct route *fp_route_open(void)
 {
 	static int said, exit_hooked;
 	release_lingering();
 	if (an2r)
 		return &an2r->route;
 	if (env_off())
-		return &an2_off;
-	struct an2_open_params op = { .buf_size = AN2_BUF_SIZE, .rx_slots = RX_POST_MAX };
+		return &fp_off;
+	struct an2_open_params op = { .buf_size = FP_AREA_SIZE, .rx_slots = RX_POST_MAX };
 	an2_ep *ep = NULL;
 	int rc = an2_open(&op, &ep);
 	if (rc == 0) {
@@ -158,7 +158,7 @@ struct route *an2_route_open(void)
 			ep = NULL;
 		}
 	}
-	struct an2_route *r = ep ? calloc(1, sizeof *r) : NULL;
+	struct fp_route *r = ep ? calloc(1, sizeof *r) : NULL;
 	if (r) {
 		r->ep = ep;
 		r->max_vcs = an2_max_vcs(ep);
@@ -166,7 +166,7 @@ struct route *an2_route_open(void)
 		r->vc_peer = calloc(r->max_vcs, sizeof *r->vc_peer);
 		r->pool = bufpool_new(an2_buf_base(ep), an2_buf_size(ep));
 	}
-	if (!r || !r->vc_peer || !r->pool || an2_tx_init(r, an2_tx_slots(ep) * 2) != 0) {
+	if (!r || !r->vc_peer || !r->pool || fp_tx_init(r, an2_tx_slots(ep) * 2) != 0) {
 		if (!said++)
 			lpvm_log("AN2 fast path unavailable (%s%s%s): using the daemon route",
 			         rc ? an2_strerror(rc) : "out of memory", rc ? ": " : "",
@@ -178,7 +178,7 @@ struct route *an2_route_open(void)
 		}
 		if (ep)
 			an2_close(ep);
-		return &an2_off;
+		return &fp_off;
 	}
 	bufpool_set_reserve(r->pool, POOL_RESERVE);
 	r->old_alloc = frag_set_allocator(bufpool_allocator(r->pool));
@@ -186,7 +186,7 @@ struct route *an2_route_open(void)
 		lpvm.frag_size = (int)(PDU_MAX_DATA + 16 + MSGHDRLEN);   /* a fragment fills a PDU */
 	r->active = 1;
 	r->idle_since_us = -1;
-	r->route.ops = &an2_ops;
+	r->route.ops = &fp_ops;
 	an2r = r;
 	if (!exit_hooked++)
 		atexit(at_exit);

@@ -12,13 +12,13 @@
 #include "an2pvm.h"
 
 /* The reserved system context of the fast path's messages over the daemon route. */
-#define AN2_CTX SYSCTX_RS4
-#define AN2_TAG_REQ  1   /* "open a VC to me; my AN2 stream to you starts here": [endpoint id] */
-#define AN2_TAG_NAK  2   /* "I cannot": the asker falls back to the daemon route */
-#define AN2_TAG_NOTE 3   /* "my next daemon-route message follows my AN2 message #n": [n] */
+#define FP_CTX SYSCTX_RS4
+#define FP_TAG_REQ  1   /* "open a VC to me; my AN2 stream to you starts here": [endpoint id] */
+#define FP_TAG_NAK  2   /* "I cannot": the asker falls back to the daemon route */
+#define FP_TAG_NOTE 3   /* "my next daemon-route message follows my AN2 message #n": [n] */
 
 /* The header in front of every PDU (native byte order: both ends share one host). */
-#define AN2_MAGIC 0xa2
+#define FP_PDU_MAGIC 0xa2
 enum pdu_kind { PDU_DATA = 1 };
 #define PDU_SOM 1
 #define PDU_EOM 2
@@ -93,7 +93,7 @@ struct tx_rec {
 	int next_free;
 };
 
-struct an2_route {
+struct fp_route {
 	struct route route;      /* first: the core's handle is this struct */
 	an2_ep *ep;
 	struct bufpool *pool;
@@ -108,13 +108,13 @@ struct an2_route {
 	int errors_pending;
 	int exit_notices_held;   /* peers with PvmTaskExit notices held */
 	int quiesced;
-	int delivered;           /* messages an2_order.c put on the queue (progress' count) */
-	struct an2_route *next_lingering;   /* closed routes whose area is still in use */
-	/* transmit (an2_tx.c) */
+	int delivered;           /* messages fp_order.c put on the queue (progress' count) */
+	struct fp_route *next_lingering;   /* closed routes whose area is still in use */
+	/* transmit (fp_tx.c) */
 	struct tx_rec *tx_recs;  /* tx_slots records, by descriptor cookie - 1 */
 	uint32_t tx_slots;
 	int tx_free, tx_inflight;
-	/* waiting (an2_wait.c) */
+	/* waiting (fp_wait.c) */
 	long long idle_since_us, last_daemon_us;
 	int slept;   /* we slept during this wait: after a wake-up that brought no message
 	              * (a report on the way), sleep again soon rather than yield 3 ms */
@@ -122,57 +122,57 @@ struct an2_route {
 };
 
 /* The one AN2 route of this process: NULL when the fast path is off or unavailable. */
-extern struct an2_route *an2r;
+extern struct fp_route *an2r;
 
-long long an2_now_us(void);
-struct peer *peer_find(int tid);
-struct peer *peer_get(int tid);     /* creates; NULL when out of memory */
+long long fp_now_us(void);
+struct peer *fp_peer_find(int tid);
+struct peer *fp_peer_get(int tid);     /* creates; NULL when out of memory */
 
-/* an2_negotiate.c */
+/* fp_negotiate.c */
 /* The peer, with a VC open or being opened, when a message to tid may use AN2; NULL for
  * the daemon route. Starts negotiation on the first message to a fast-path task. */
-struct peer *an2_negotiate_for_send(int tid);
-int an2_handle_daemon_ctl(struct msg *m);   /* a message in AN2_CTX: consumed */
-int an2_poll_vc_answers(void);
-void an2_vc_opened(struct peer *p, const struct an2_vc_info *vi);
+struct peer *fp_negotiate_for_send(int tid);
+int fp_handle_daemon_ctl(struct msg *m);   /* a message in FP_CTX: consumed */
+int fp_poll_vc_answers(void);
+void fp_vc_opened(struct peer *p, const struct an2_vc_info *vi);
 /* The pair stops using AN2 (error or gone): logs, closes the VC, releases held messages. */
-void an2_peer_fail(struct peer *p, const char *why, int error);
+void fp_peer_fail(struct peer *p, const char *why, int error);
 
-/* an2_order.c */
+/* fp_order.c */
 /* A complete message arrived over AN2 from p (hdr: its first PDU's header). */
-void an2_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr);
+void fp_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr);
 /* Delivers everything that may go now; force: everything (the pair failed). */
-void an2_order_release(struct peer *p, int force);
+void fp_order_release(struct peer *p, int force);
 /* Exit notices held while the peer's stream stood still for 10 s go (logged). */
-void an2_order_exit_notices_check(void);
+void fp_order_exit_notices_check(void);
 
-int an2_order_delivered(void);   /* messages put on the queue since the last call */
+int fp_order_delivered(void);   /* messages put on the queue since the last call */
 
-/* an2_order.c: route_ops send, carries, filter, recv_error, notify_cancelled */
-int an2_route_send(struct route *t, struct msg *m);
-int an2_route_carries(struct route *t, int tid);
-int an2_route_filter(struct route *t, struct msg *m);
-int an2_route_recv_error(struct route *t, int tid);
-void an2_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int count);
+/* fp_order.c: route_ops send, carries, filter, recv_error, notify_cancelled */
+int fp_route_send(struct route *t, struct msg *m);
+int fp_route_carries(struct route *t, int tid);
+int fp_route_filter(struct route *t, struct msg *m);
+int fp_route_recv_error(struct route *t, int tid);
+void fp_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int count);
 
-/* an2_tx.c */
-int an2_tx_init(struct an2_route *r, uint32_t slots);   /* 0, or -1 out of memory */
-int an2_send_msg(struct peer *p, struct msg *m);   /* 0, 1 = use the daemon route, < 0 */
-void an2_tx_complete(uint64_t cookie);             /* a TX report: its blocks come back */
+/* fp_tx.c */
+int fp_tx_init(struct fp_route *r, uint32_t slots);   /* 0, or -1 out of memory */
+int fp_send_msg(struct peer *p, struct msg *m);   /* 0, 1 = use the daemon route, < 0 */
+void fp_tx_complete(uint64_t cookie);             /* a TX report: its blocks come back */
 /* Closing: what is still queued is an2d's to send, its blocks no longer ours to wait for. */
-void an2_tx_hand_over(struct an2_route *r);
+void fp_tx_hand_over(struct fp_route *r);
 
-/* an2_rx.c: route_ops progress and pollfds */
-int an2_post_rx(struct peer *p);
-int an2_route_progress(struct route *t);
-int an2_route_pollfds(struct route *t, struct pollfd *fds, int max);
+/* fp_rx.c: route_ops progress and pollfds */
+int fp_post_rx(struct peer *p);
+int fp_route_progress(struct route *t);
+int fp_route_pollfds(struct route *t, struct pollfd *fds, int max);
 
-/* an2_wait.c: route_ops others_due, poll_ms_max, idle, woke, busy, wait_over */
-int an2_wait_others_due(struct route *t, int ready);
-int an2_wait_poll_ms_max(struct route *t);
-int an2_wait_idle(struct route *t, long long deadline_us, int *look);
-void an2_wait_woke(struct route *t);
-void an2_wait_busy(struct route *t);
-void an2_wait_over(struct route *t);
+/* fp_wait.c: route_ops others_due, poll_ms_max, idle, woke, busy, wait_over */
+int fp_wait_others_due(struct route *t, int ready);
+int fp_wait_poll_ms_max(struct route *t);
+int fp_wait_idle(struct route *t, long long deadline_us, int *look);
+void fp_wait_woke(struct route *t);
+void fp_wait_busy(struct route *t);
+void fp_wait_over(struct route *t);
 
 #endif

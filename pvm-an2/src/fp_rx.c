@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int an2_post_rx(struct peer *p)
+int fp_post_rx(struct peer *p)
 {
 	uint32_t want = an2r->rx_slots < RX_POST_MAX ? an2r->rx_slots : RX_POST_MAX;
 	while (p->state == PEER_OPEN && (uint32_t)p->posted < want) {
@@ -28,7 +28,7 @@ int an2_post_rx(struct peer *p)
 
 static void protocol_error(struct peer *p, const char *what)
 {
-	an2_peer_fail(p, what, 1);
+	fp_peer_fail(p, what, 1);
 }
 
 /* One good PDU in block b (len bytes from the header on). Takes the block. */
@@ -42,14 +42,14 @@ static void pdu_arrived(struct peer *p, char *b, uint32_t len)
 	}
 	memcpy(&h, b + FRAG_HEADROOM - PDU_HDR_LEN, sizeof h);
 	uint32_t dl = len - PDU_HDR_LEN;
-	if (h.magic != AN2_MAGIC || h.kind != PDU_DATA) {
+	if (h.magic != FP_PDU_MAGIC || h.kind != PDU_DATA) {
 		bufpool_free(an2r->pool, b);
 		protocol_error(p, "PDU with a bad header");
 		return;
 	}
 	p->rx_pdus++;
 	if (p->xh_head)
-		p->exit_wait_us = an2_now_us();   /* its stream still moves: its exit notice waits */
+		p->exit_wait_us = fp_now_us();   /* its stream still moves: its exit notice waits */
 	if (h.flags & PDU_SOM) {
 		if (p->partial || h.msg_len > (1u << 30)) {
 			bufpool_free(an2r->pool, b);
@@ -128,13 +128,13 @@ static void pdu_arrived(struct peer *p, char *b, uint32_t len)
 	struct msg *m = p->partial;
 	p->partial = NULL;
 	m->mode = MODE_NONE;
-	an2_order_an2_arrival(p, m, &p->partial_hdr);
+	fp_order_an2_arrival(p, m, &p->partial_hdr);
 }
 
 static void report(const struct an2_report *r)
 {
 	if (r->kind == AN2_REPORT_TX) {
-		an2_tx_complete(r->cookie);
+		fp_tx_complete(r->cookie);
 		return;
 	}
 	struct peer *p = r->vc < an2r->max_vcs ? an2r->vc_peer[r->vc] : NULL;
@@ -145,7 +145,7 @@ static void report(const struct an2_report *r)
 		 * PvmTaskExit tells the application as with stock PVM. */
 		int died = p && p->partial;
 		if (p && r->status == AN2_STATUS_PEER_GONE)
-			an2_peer_fail(p, died ? "the peer's end vanished" : NULL, died);
+			fp_peer_fail(p, died ? "the peer's end vanished" : NULL, died);
 		return;
 	}
 	uint64_t off = r->cookie - 1;
@@ -166,7 +166,7 @@ static void report(const struct an2_report *r)
 			                                             : an2_status_str(r->status));
 	}
 	if (p->state == PEER_OPEN)
-		an2_post_rx(p);
+		fp_post_rx(p);
 }
 
 /* an2d vanished: every pair goes back to the daemon route with an error. */
@@ -179,11 +179,11 @@ static void route_gone(const char *why)
 	for (int i = 0; i < 64; i++)
 		for (struct peer *p = an2r->peers[i]; p; p = p->next)
 			if (p->state == PEER_OPEN || p->state == PEER_PENDING)
-				an2_peer_fail(p, "an2d vanished", 1);
+				fp_peer_fail(p, "an2d vanished", 1);
 	an2r->active = 0;
 }
 
-int an2_route_progress(struct route *t)
+int fp_route_progress(struct route *t)
 {
 	(void)t;
 	if (!an2r || an2r->gone)
@@ -198,18 +198,18 @@ int an2_route_progress(struct route *t)
 			break;
 	}
 	if (an2r->exit_notices_held)
-		an2_order_exit_notices_check();
-	/* (t.ready & 2: the core's poll() found an2d's socket, an2_pollfds' fds[1], ready) */
+		fp_order_exit_notices_check();
+	/* (t.ready & 2: the core's poll() found an2d's socket, fp_route_pollfds' fds[1], ready) */
 	if (an2r->pending_opens || an2r->check_ctl || (an2r->route.ready & 2)) {
 		an2r->check_ctl = 0;
-		int cc = an2_poll_vc_answers();
+		int cc = fp_poll_vc_answers();
 		if (cc == -ECONNRESET || cc == -EPIPE || cc == -EPROTO)
 			route_gone(an2_strerror(cc));
 	}
-	return an2_order_delivered();
+	return fp_order_delivered();
 }
 
-int an2_route_pollfds(struct route *t, struct pollfd *fds, int max)
+int fp_route_pollfds(struct route *t, struct pollfd *fds, int max)
 {
 	(void)t;
 	if (!an2r || an2r->gone || max < 2)

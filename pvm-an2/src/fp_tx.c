@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void an2_tx_complete(uint64_t cookie)
+void fp_tx_complete(uint64_t cookie)
 {
 	if (cookie == 0 || cookie > an2r->tx_slots)
 		return;
@@ -26,9 +26,9 @@ void an2_tx_complete(uint64_t cookie)
  * writes no more reports: only its socket tells). 0 or a negative PVM error. */
 static int stall_check(long long *last_us)
 {
-	if (an2_now_us() - *last_us <= DAEMON_CHECK_US)
+	if (fp_now_us() - *last_us <= DAEMON_CHECK_US)
 		return 0;
-	*last_us = an2_now_us();
+	*last_us = fp_now_us();
 	an2r->check_ctl = 1;
 	int cc = lpvm.daemon->ops->progress(lpvm.daemon);
 	return cc < 0 ? cc : 0;
@@ -37,9 +37,9 @@ static int stall_check(long long *last_us)
 /* Reads reports until a transmit slot is free; keeps the pvmd socket drained meanwhile. */
 static int wait_tx_room(void)
 {
-	long long last_check = an2_now_us();
+	long long last_check = fp_now_us();
 	while (an2r->tx_free < 0 || an2_tx_space(an2r->ep) == 0) {
-		int cc = an2_route_progress(&an2r->route);
+		int cc = fp_route_progress(&an2r->route);
 		if (cc < 0)
 			return cc;
 		if (!an2r->active)
@@ -66,7 +66,7 @@ static int tx_pdu(struct peer *p, const struct an2_frag *fr, unsigned n, void **
 		if (rc == 0)
 			break;
 		if (rc != -EAGAIN) {
-			an2_peer_fail(p, an2_strerror(rc), 1);
+			fp_peer_fail(p, an2_strerror(rc), 1);
 			return 1;
 		}
 		cc = wait_tx_room();
@@ -87,12 +87,12 @@ static int tx_pdu(struct peer *p, const struct an2_frag *fr, unsigned n, void **
  * NULL when the area stays exhausted with nothing in flight. */
 static void *tx_block(size_t size)
 {
-	long long last_check = an2_now_us();
+	long long last_check = fp_now_us();
 	for (;;) {
 		void *b = bufpool_alloc_area(an2r->pool, size);
 		if (b || an2r->tx_inflight == 0 || !an2r->active)
 			return b;
-		if (an2_route_progress(&an2r->route) < 0 || stall_check(&last_check) < 0)
+		if (fp_route_progress(&an2r->route) < 0 || stall_check(&last_check) < 0)
 			return NULL;
 		sched_yield();
 	}
@@ -101,7 +101,7 @@ static void *tx_block(size_t size)
 static void fill_hdr(struct pdu_hdr *h, struct peer *p, const struct msg *m, int flags,
                      uint32_t len)
 {
-	*h = (struct pdu_hdr){ .magic = AN2_MAGIC, .kind = PDU_DATA, .flags = (uint8_t)flags,
+	*h = (struct pdu_hdr){ .magic = FP_PDU_MAGIC, .kind = PDU_DATA, .flags = (uint8_t)flags,
 	                       .msg_len = len, .dmn_before = p->dmn_sent, .an2_index = p->an2_sent,
 	                       .enc = m->enc == ENC_INPLACE ? lpvm.dsig : m->enc, .tag = m->tag,
 	                       .ctx = m->ctx, .wid = m->wid };
@@ -197,7 +197,7 @@ static int tx_gathered(struct peer *p, const struct msg *m)
 	return 0;
 }
 
-int an2_send_msg(struct peer *p, struct msg *m)
+int fp_send_msg(struct peer *p, struct msg *m)
 {
 	size_t len = msg_length(m);
 	/* room for headers and copies, or the daemon route (nothing sent yet: order is kept by
@@ -205,7 +205,7 @@ int an2_send_msg(struct peer *p, struct msg *m)
 	while (bufpool_free_bytes(an2r->pool) < bytes_to_copy(m) + POOL_MAX_BLOCK) {
 		if (an2r->tx_inflight == 0)
 			return 1;
-		int cc = an2_route_progress(&an2r->route);
+		int cc = fp_route_progress(&an2r->route);
 		if (cc < 0)
 			return cc;
 		if (!an2r->active || p->state != PEER_OPEN)
@@ -214,14 +214,14 @@ int an2_send_msg(struct peer *p, struct msg *m)
 	}
 	int cc = len <= RX_COPY_MAX ? tx_copied(p, m) : tx_gathered(p, m);
 	if (cc < 0 && an2r->active && p->state == PEER_OPEN)
-		an2_peer_fail(p, "buffer area exhausted in mid-message", 1);
+		fp_peer_fail(p, "buffer area exhausted in mid-message", 1);
 	if (cc == 0)
 		p->an2_sent++;
 	return cc == 0 ? 0 : 1;   /* a message that did not go whole takes the daemon route */
 }
 
 
-int an2_tx_init(struct an2_route *r, uint32_t slots)
+int fp_tx_init(struct fp_route *r, uint32_t slots)
 {
 	r->tx_recs = calloc(slots, sizeof *r->tx_recs);
 	if (!r->tx_recs)
@@ -235,7 +235,7 @@ int an2_tx_init(struct an2_route *r, uint32_t slots)
 	return 0;
 }
 
-void an2_tx_hand_over(struct an2_route *r)
+void fp_tx_hand_over(struct fp_route *r)
 {
 	for (uint32_t i = 0; r->tx_recs && i < r->tx_slots; i++)
 		for (unsigned b = 0; b < r->tx_recs[i].nblocks; b++)

@@ -24,32 +24,32 @@ static int fastpath_in_use(void)
 	return 0;
 }
 
-int an2_wait_others_due(struct route *t, int ready)
+int fp_wait_others_due(struct route *t, int ready)
 {
 	(void)t;
 	if (!an2r || an2r->gone || ready || !fastpath_in_use())
 		return 1;
 	/* the pvmd socket costs a system call: while AN2 keeps us busy, read it every
-	 * DAEMON_BUSY_US (a wait looks at it with poll(): an2_wait_idle) */
-	long long now = an2_now_us();
+	 * DAEMON_BUSY_US (a wait looks at it with poll(): fp_wait_idle) */
+	long long now = fp_now_us();
 	if (now - an2r->last_daemon_us < DAEMON_BUSY_US)
 		return 0;
 	an2r->last_daemon_us = now;
 	return 1;
 }
 
-int an2_wait_idle(struct route *t, long long deadline_us, int *look)
+int fp_wait_idle(struct route *t, long long deadline_us, int *look)
 {
 	if (!an2r || an2r->gone || !fastpath_in_use())
 		return 0;
-	long long now = an2_now_us();
+	long long now = fp_now_us();
 	if (an2r->idle_since_us < 0)
 		an2r->idle_since_us = now;
 	long long idle = now - an2r->idle_since_us;
 	if (idle >= (an2r->slept ? RESLEEP_US : YIELD_US) ||
 	    (deadline_us >= 0 && now >= deadline_us)) {
 		an2r->idle_since_us = -1;
-		an2_wait_over(t);     /* no lease while asleep */
+		fp_wait_over(t);     /* no lease while asleep */
 		if (an2_sleep_prepare(an2r->ep) == 0)
 			return 0;                 /* asked for the interrupt: sleep in poll() now */
 		an2_sleep_finish(an2r->ep);
@@ -60,7 +60,7 @@ int an2_wait_idle(struct route *t, long long deadline_us, int *look)
 		 * rather than take turns with us while it has nothing for us */
 		an2_yield(an2r->ep, true);
 		an2r->hinted = 1;
-		now = an2_now_us();
+		now = fp_now_us();
 	}
 	/* waiting for a while (our peer or we descheduled, say, the yield coming back late):
 	 * the pvmd socket is due a look, by one poll() without sleeping that looks at an2d's
@@ -74,7 +74,7 @@ int an2_wait_idle(struct route *t, long long deadline_us, int *look)
 	return 1;
 }
 
-void an2_wait_over(struct route *t)
+void fp_wait_over(struct route *t)
 {
 	(void)t;
 	if (!an2r)
@@ -84,7 +84,7 @@ void an2_wait_over(struct route *t)
 	an2r->hinted = 0;
 }
 
-void an2_wait_woke(struct route *t)
+void fp_wait_woke(struct route *t)
 {
 	(void)t;
 	if (!an2r)
@@ -92,11 +92,11 @@ void an2_wait_woke(struct route *t)
 	if (!an2r->gone)
 		an2_sleep_finish(an2r->ep);
 	an2r->idle_since_us = -1;
-	an2r->last_daemon_us = an2_now_us();   /* the poll() looked at the pvmd socket */
+	an2r->last_daemon_us = fp_now_us();   /* the poll() looked at the pvmd socket */
 	an2r->slept = 1;
 }
 
-void an2_wait_busy(struct route *t)
+void fp_wait_busy(struct route *t)
 {
 	(void)t;
 	if (!an2r)
@@ -105,7 +105,7 @@ void an2_wait_busy(struct route *t)
 	an2r->slept = 0;
 }
 
-int an2_wait_poll_ms_max(struct route *t)
+int fp_wait_poll_ms_max(struct route *t)
 {
 	(void)t;
 	/* held exit notices have a deadline that no descriptor announces: look every second */

@@ -62,6 +62,6 @@ struct route {
 
 /* Routes beside the pvmd route, tried in this order before it (routes.c): each opener
  * returns its route, or NULL when it is not available (it says why, once, in the log). */
-struct route *an2_route_open(void);
+struct route *fp_route_open(void);
 
 #endif

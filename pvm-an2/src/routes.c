@@ -3,7 +3,7 @@
 #include "an2pvm.h"
 
 /* Optional routes, in the order they are opened; a message tries the last opened first. */
-static struct route *(*const openers[])(void) = { an2_route_open };
+static struct route *(*const openers[])(void) = { fp_route_open };
 
 int lpvm_routes_open(void)
 {
