@@ -13,10 +13,10 @@
 
 #define EXIT_NOTICE_MAX_US 10000000LL   /* a held notice goes once the stream stood this long */
 
-int fp_order_delivered(void)
+int fp_order_delivered(struct fp_route *r)
 {
-	int n = an2r->delivered;
-	an2r->delivered = 0;
+	int n = r->delivered;
+	r->delivered = 0;
 	return n;
 }
 
@@ -25,14 +25,15 @@ static int is_sysctx(int ctx)
 	return ctx <= SYSCTX_FIRST && ctx >= SYSCTX_LAST;
 }
 
-static void hold(struct held **head, struct held **tail, struct msg *m, uint32_t need)
+static void hold(struct fp_route *r, struct held **head, struct held **tail, struct msg *m,
+                 uint32_t need)
 {
 	struct held *h = malloc(sizeof *h);
 	if (!h) {   /* cannot keep it: deliver now rather than lose it */
 		lpvm_log("AN2 fast path: out of memory holding a message from t%x: delivered early",
 		         (unsigned)m->src);
 		rxq_enqueue(m);
-		an2r->delivered++;
+		r->delivered++;
 		return;
 	}
 	*h = (struct held){ NULL, m, need };
@@ -54,50 +55,50 @@ static struct msg *pop(struct held **head, struct held **tail)
 	return m;
 }
 
-static void release_exit_notices(struct peer *p)
+static void release_exit_notices(struct fp_route *r, struct peer *p)
 {
 	while (p->xh_head) {
 		rxq_enqueue(pop(&p->xh_head, &p->xh_tail));
-		an2r->delivered++;
+		r->delivered++;
 	}
-	an2r->exit_notices_held--;
+	r->exit_notices_held--;
 }
 
-void fp_order_release(struct peer *p, int force)
+void fp_order_release(struct fp_route *r, struct peer *p, int force)
 {
 	for (;;) {
 		if (p->hd_head && (force || p->hd_head->need <= p->an2_deliv)) {
 			/* force: the pair failed, the AN2 messages it waits for will never come */
 			rxq_enqueue(pop(&p->hd_head, &p->hd_tail));
 			p->dmn_deliv++;
-			an2r->delivered++;
+			r->delivered++;
 		} else if (p->ha_head && p->req_seen && p->ha_head->need <= p->dmn_deliv) {
 			rxq_enqueue(pop(&p->ha_head, &p->ha_tail));
 			p->an2_deliv++;
-			an2r->delivered++;
+			r->delivered++;
 		} else {
 			break;
 		}
 	}
 	if (p->state == PEER_DEAD && p->xh_head)
-		release_exit_notices(p);   /* the stream has ended: the notices go after it */
+		release_exit_notices(r, p);   /* the stream has ended: the notices go after it */
 }
 
-void fp_order_exit_notices_check(void)
+void fp_order_exit_notices_check(struct fp_route *r)
 {
 	long long now = fp_now_us();
-	for (int i = 0; i < 64 && an2r->exit_notices_held; i++)
-		for (struct peer *p = an2r->peers[i]; p; p = p->next)
+	for (int i = 0; i < 64 && r->exit_notices_held; i++)
+		for (struct peer *p = r->peers[i]; p; p = p->next)
 			if (p->xh_head && now - p->exit_wait_us > EXIT_NOTICE_MAX_US) {
 				lpvm_log("AN2 fast path: no PDU from t%x for 10 s since the pvmd said it "
 				         "exited, but its VC %s is open: its exit notice goes now",
 				         (unsigned)p->tid, p->addr);
-				release_exit_notices(p);
+				release_exit_notices(r, p);
 			}
 }
 
 /* A pvmd's PvmTaskExit notice (one int, a task's tid) about a peer whose VC is open. */
-static struct peer *exit_notice_about(struct msg *m)
+static struct peer *exit_notice_about(struct fp_route *r, struct msg *m)
 {
 	if (TID_IS_TASK(m->src) || is_sysctx(m->ctx) || msg_length(m) != 4)
 		return NULL;
@@ -109,7 +110,7 @@ static struct peer *exit_notice_about(struct msg *m)
 	m->mode = mode;   /* as it came: the application unpacks it from the start */
 	m->rfrag = rfrag;
 	m->rpos = rpos;
-	struct peer *p = bad || !TID_IS_TASK(tid) ? NULL : fp_peer_find(tid);
+	struct peer *p = bad || !TID_IS_TASK(tid) ? NULL : fp_peer_find(r, tid);
 	if (!p || p->state != PEER_OPEN)
 		return NULL;
 	if (p->cancel_acks && m->tag == p->cancel_tag && m->ctx == p->cancel_ctx) {
@@ -121,9 +122,9 @@ static struct peer *exit_notice_about(struct msg *m)
 
 void fp_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int count)
 {
-	(void)t;
-	for (int i = 0; an2r && i < count; i++) {
-		struct peer *p = fp_peer_find(tids[i]);
+	struct fp_route *r = fp_of(t);
+	for (int i = 0; r->ep && i < count; i++) {
+		struct peer *p = fp_peer_find(r, tids[i]);
 		if (!p)
 			continue;
 		if (!p->cancel_acks || p->cancel_tag != tag || p->cancel_ctx != ctx)
@@ -134,71 +135,72 @@ void fp_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tid
 	}
 }
 
-void fp_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr)
+void fp_order_an2_arrival(struct fp_route *r, struct peer *p, struct msg *m,
+                          const struct pdu_hdr *hdr)
 {
 	if (!p->ha_head && p->req_seen && hdr->dmn_before <= p->dmn_deliv) {
 		rxq_enqueue(m);   /* the steady state: nothing to wait for */
 		p->an2_deliv++;
-		an2r->delivered++;
+		r->delivered++;
 		if (p->hd_head)
-			fp_order_release(p, 0);
+			fp_order_release(r, p, 0);
 		return;
 	}
-	hold(&p->ha_head, &p->ha_tail, m, hdr->dmn_before);
-	fp_order_release(p, 0);
+	hold(r, &p->ha_head, &p->ha_tail, m, hdr->dmn_before);
+	fp_order_release(r, p, 0);
 }
 
 int fp_route_filter(struct route *t, struct msg *m)
 {
-	(void)t;
+	struct fp_route *r = fp_of(t);
 	if (m->ctx == FP_CTX && TID_IS_TASK(m->src))
-		return fp_handle_daemon_ctl(m);
-	if (!an2r)
+		return fp_handle_daemon_ctl(r, m);
+	if (!r->ep)
 		return 0;
-	struct peer *exited = exit_notice_about(m);
+	struct peer *exited = exit_notice_about(r, m);
 	if (exited) {
 		int first = !exited->xh_head;
-		hold(&exited->xh_head, &exited->xh_tail, m, 0);   /* delivers it if it cannot */
+		hold(r, &exited->xh_head, &exited->xh_tail, m, 0);   /* delivers it if it cannot */
 		if (first && exited->xh_head) {
 			exited->exit_wait_us = fp_now_us();
-			an2r->exit_notices_held++;
+			r->exit_notices_held++;
 		}
 		return 1;
 	}
 	if (!TID_IS_TASK(m->src) || is_sysctx(m->ctx))
 		return 0;
-	struct peer *p = fp_peer_find(m->src);
+	struct peer *p = fp_peer_find(r, m->src);
 	if (!p || !p->req_seen)
 		return 0;   /* its messages before its REQ: daemon route only, in order */
 	uint32_t need = p->note_pending ? p->note_need : 0;
 	p->note_pending = 0;
 	if (p->state == PEER_DEAD)
 		need = 0;
-	hold(&p->hd_head, &p->hd_tail, m, need);
-	fp_order_release(p, p->state == PEER_DEAD);
+	hold(r, &p->hd_head, &p->hd_tail, m, need);
+	fp_order_release(r, p, p->state == PEER_DEAD);
 	return 1;
 }
 
 /* 0: sent over AN2; ROUTE_PASS: the pvmd route takes it (after a NOTE when order needs one). */
 int fp_route_send(struct route *t, struct msg *m)
 {
-	(void)t;
+	struct fp_route *r = fp_of(t);
 	int dst = m->dst;
-	if (!an2r || !TID_IS_TASK(dst) || is_sysctx(m->ctx))
+	if (!r->ep || !TID_IS_TASK(dst) || is_sysctx(m->ctx))
 		return ROUTE_PASS;
 	struct peer *p;
 	if (lpvm.route_opt == PvmDontRoute) {   /* as stock: request no route; but a pair that
 	                                          * has one still announces this message */
-		p = fp_peer_find(dst);
+		p = fp_peer_find(r, dst);
 		if (p && p->state != PEER_OPEN && p->state != PEER_PENDING)
 			p = NULL;
 	} else {
-		p = fp_negotiate_for_send(dst);
+		p = fp_negotiate_for_send(r, dst);
 	}
 	if (!p)
 		return ROUTE_PASS;
-	if (p->state == PEER_OPEN && an2r->active && lpvm.route_opt != PvmDontRoute) {
-		int cc = fp_send_msg(p, m);
+	if (p->state == PEER_OPEN && r->active && lpvm.route_opt != PvmDontRoute) {
+		int cc = fp_send_msg(r, p, m);
 		if (cc <= 0)
 			return cc;
 	}
@@ -218,20 +220,20 @@ int fp_route_send(struct route *t, struct msg *m)
 
 int fp_route_carries(struct route *t, int tid)
 {
-	(void)t;
-	return an2r && TID_IS_TASK(tid) && fp_negotiate_for_send(tid) != NULL;
+	struct fp_route *r = fp_of(t);
+	return r->ep && TID_IS_TASK(tid) && fp_negotiate_for_send(r, tid) != NULL;
 }
 
 int fp_route_recv_error(struct route *t, int tid)
 {
-	(void)t;
-	if (!an2r || !an2r->errors_pending)
+	struct fp_route *r = fp_of(t);
+	if (!r->ep || !r->errors_pending)
 		return 0;
 	for (int i = 0; i < 64; i++)
-		for (struct peer *p = an2r->peers[i]; p; p = p->next)
+		for (struct peer *p = r->peers[i]; p; p = p->next)
 			if (p->error_pending && (tid == -1 || tid == p->tid)) {
 				p->error_pending = 0;
-				an2r->errors_pending--;
+				r->errors_pending--;
 				return PvmSysErr;
 			}
 	return 0;

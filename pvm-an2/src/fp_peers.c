@@ -12,28 +12,25 @@ long long fp_now_us(void)
 	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-struct peer *fp_peer_find(int tid)
+struct peer *fp_peer_find(struct fp_route *r, int tid)
 {
-	if (!an2r)
-		return NULL;
-	for (struct peer *p = an2r->peers[(unsigned)tid % 64]; p; p = p->next)
+	for (struct peer *p = r->peers[(unsigned)tid % 64]; p; p = p->next)
 		if (p->tid == tid)
 			return p;
 	return NULL;
 }
 
-struct peer *fp_peer_get(int tid)
+struct peer *fp_peer_get(struct fp_route *r, int tid)
 {
-	struct peer *p = fp_peer_find(tid);
-	if (p || !an2r)
+	struct peer *p = fp_peer_find(r, tid);
+	if (p)
 		return p;
 	p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
 	p->tid = tid;
 	p->vc = -1;
-	p->next = an2r->peers[(unsigned)tid % 64];
-	an2r->peers[(unsigned)tid % 64] = p;
+	p->next = r->peers[(unsigned)tid % 64];
+	r->peers[(unsigned)tid % 64] = p;
 	return p;
 }
-

@@ -9,10 +9,7 @@
 
 #define FP_AREA_SIZE (32u << 20)
 #define TX_DRAIN_MS 3000             /* leaving: wait this long for our transmissions */
-
-struct fp_route *an2r;
-/* Closed routes whose buffer area messages still hold: the process's, not one route's. */
-static struct fp_route *lingering;
+#define SAID_UNAVAILABLE 1u          /* route_keep.said: "unavailable" is logged once */
 
 static int env_off(void)
 {
@@ -30,19 +27,28 @@ static void free_held(struct held **head)
 	}
 }
 
-/* Frees the closed routes whose pool blocks all came back. */
-static void release_lingering(void)
+/* Frees what the route holds besides itself (its endpoint closed first, if it has one). */
+static void release(struct fp_route *r)
 {
-	for (struct fp_route **rp = &lingering; *rp;) {
+	if (r->ep)
+		an2_close(r->ep);
+	bufpool_destroy(r->pool);
+	free(r->tx_recs);
+	free(r->vc_peer);
+}
+
+/* Frees the closed routes whose pool blocks all came back. The list hangs off routes.c's
+ * per-process keep (route.h): a closed route cannot hold it, and neither may a file static. */
+static void release_lingering(struct route_keep *keep)
+{
+	for (struct fp_route **rp = (struct fp_route **)&keep->lingering; *rp;) {
 		struct fp_route *r = *rp;
 		if (bufpool_blocks_out(r->pool) != 0) {
 			rp = &r->next_lingering;
 			continue;
 		}
 		*rp = r->next_lingering;
-		an2_close(r->ep);
-		bufpool_destroy(r->pool);
-		free(r->vc_peer);
+		release(r);
 		free(r);
 	}
 }
@@ -53,23 +59,23 @@ static void release_lingering(void)
  * the switch have reached the peer. */
 static void fp_quiesce(struct route *t)
 {
-	(void)t;
-	if (!an2r || an2r->quiesced)
+	struct fp_route *r = fp_of(t);
+	if (!r->ep || r->quiesced)
 		return;
-	an2r->quiesced = 1;
-	if (an2r->gone)
+	r->quiesced = 1;
+	if (r->gone)
 		return;
 	long long end = fp_now_us() + TX_DRAIN_MS * 1000LL;
-	if (an2r->pending_opens)
-		fp_poll_vc_answers();   /* VCs the driver opened that we have not collected */
-	while (an2r->tx_inflight > 0 && !an2r->gone) {
+	if (r->pending_opens)
+		fp_poll_vc_answers(r);   /* VCs the driver opened that we have not collected */
+	while (r->tx_inflight > 0 && !r->gone) {
 		if (fp_now_us() > end) {
 			lpvm_log("AN2 fast path: %d PDUs not sent in %d ms (peers not receiving); "
-			         "an2d sends them as the peers read", an2r->tx_inflight, TX_DRAIN_MS);
+			         "an2d sends them as the peers read", r->tx_inflight, TX_DRAIN_MS);
 			return;
 		}
-		fp_route_progress(&an2r->route);
-		if (lpvm.daemon && fp_wait_others_due(&an2r->route, 0))
+		fp_route_progress(t);
+		if (lpvm.daemon && fp_wait_others_due(t, 0))
 			lpvm.daemon->ops->progress(lpvm.daemon);
 		sched_yield();
 	}
@@ -77,14 +83,18 @@ static void fp_quiesce(struct route *t)
 
 static void fp_route_close(struct route *t)
 {
-	if (!an2r || t != &an2r->route)
-		return;   /* the fast path was off: nothing was opened */
+	struct fp_route *r = fp_of(t);
+	struct route_keep *keep = r->keep;
+	if (!r->ep) {   /* the fast path was off: nothing was opened */
+		free(r);
+		return;
+	}
 	fp_quiesce(t);
-	frag_set_allocator(an2r->old_alloc);
+	frag_set_allocator(r->old_alloc);
 	for (int i = 0; i < 64; i++)
-		while (an2r->peers[i]) {
-			struct peer *p = an2r->peers[i];
-			an2r->peers[i] = p->next;
+		while (r->peers[i]) {
+			struct peer *p = r->peers[i];
+			r->peers[i] = p->next;
 			free_held(&p->hd_head);
 			free_held(&p->ha_head);
 			free_held(&p->xh_head);
@@ -93,28 +103,20 @@ static void fp_route_close(struct route *t)
 		}
 	/* our VCs go now (peers see PEER_GONE after our last cells); the area stays mapped while
 	 * messages still hold its blocks */
-	for (uint32_t vc = 0; vc < an2r->max_vcs && !an2r->gone; vc++) {
+	for (uint32_t vc = 0; vc < r->max_vcs && !r->gone; vc++) {
 		struct an2_vc_info vi;
-		if (an2_vc_info(an2r->ep, (uint16_t)vc, &vi) == 0)
-			an2_vc_close(an2r->ep, (uint16_t)vc);
+		if (an2_vc_info(r->ep, (uint16_t)vc, &vi) == 0)
+			an2_vc_close(r->ep, (uint16_t)vc);
 	}
 	/* what is still queued is an2d's to send now (the area stays mapped there): its blocks
 	 * are no longer ours to wait for */
-	fp_tx_hand_over(an2r);
+	fp_tx_hand_over(r);
 	/* an endpoint kept open for messages we hold gives our tid up: it may be a new task's */
-	if (!an2r->gone && bufpool_blocks_out(an2r->pool) != 0)
-		an2_register_name(an2r->ep, 0);
-	an2r->next_lingering = lingering;
-	lingering = an2r;
-	an2r = NULL;
-	release_lingering();
-}
-
-static void at_exit(void)
-{
-	/* a task that returns from main without pvm_exit: what it sent must still arrive */
-	if (an2r)
-		fp_quiesce(&an2r->route);
+	if (!r->gone && bufpool_blocks_out(r->pool) != 0)
+		an2_register_name(r->ep, 0);
+	r->next_lingering = keep->lingering;
+	keep->lingering = r;
+	release_lingering(keep);
 }
 
 static const struct route_ops fp_ops = {
@@ -136,18 +138,24 @@ static const struct route_ops fp_ops = {
 	.close = fp_route_close,
 };
 
-/* With the fast path off or unavailable the route stays, without an endpoint: it still
- * answers a peer's request for a VC (NAK), and passes every message to the pvmd route. */
-static struct route fp_off = { .ops = &fp_ops };
-
-struct route *fp_route_open(void)
+/* A route without an endpoint: the fast path is off or unavailable. It still answers a peer's
+ * request for a VC (NAK), and passes every message to the pvmd route. */
+static void set_off(struct fp_route *r, struct route_keep *keep)
 {
-	static int said, exit_hooked;
-	release_lingering();
-	if (an2r)
-		return &an2r->route;
+	*r = (struct fp_route){ .route = { .ops = &fp_ops }, .keep = keep, .idle_since_us = -1 };
+}
+
+struct route *fp_route_open(struct route_keep *keep)
+{
+	release_lingering(keep);
+	struct fp_route *r = calloc(1, sizeof *r);
+	if (!r) {
+		lpvm_log("AN2 fast path: out of memory: the pvmd route alone");
+		return NULL;
+	}
+	set_off(r, keep);
 	if (env_off())
-		return &fp_off;
+		return &r->route;
 	struct an2_open_params op = { .buf_size = FP_AREA_SIZE, .rx_slots = RX_POST_MAX };
 	an2_ep *ep = NULL;
 	int rc = an2_open(&op, &ep);
@@ -158,37 +166,28 @@ struct route *fp_route_open(void)
 			ep = NULL;
 		}
 	}
-	struct fp_route *r = ep ? calloc(1, sizeof *r) : NULL;
-	if (r) {
+	if (ep) {
 		r->ep = ep;
 		r->max_vcs = an2_max_vcs(ep);
 		r->rx_slots = an2_rx_slots(ep);
 		r->vc_peer = calloc(r->max_vcs, sizeof *r->vc_peer);
 		r->pool = bufpool_new(an2_buf_base(ep), an2_buf_size(ep));
 	}
-	if (!r || !r->vc_peer || !r->pool || fp_tx_init(r, an2_tx_slots(ep) * 2) != 0) {
-		if (!said++)
+	if (!ep || !r->vc_peer || !r->pool || fp_tx_init(r, an2_tx_slots(ep) * 2) != 0) {
+		if (!(keep->said & SAID_UNAVAILABLE)) {
+			keep->said |= SAID_UNAVAILABLE;
 			lpvm_log("AN2 fast path unavailable (%s%s%s): using the daemon route",
 			         rc ? an2_strerror(rc) : "out of memory", rc ? ": " : "",
 			         rc ? an2_error_detail() : "");
-		if (r) {
-			bufpool_destroy(r->pool);
-			free(r->vc_peer);
-			free(r);
 		}
-		if (ep)
-			an2_close(ep);
-		return &fp_off;
+		release(r);
+		set_off(r, keep);
+		return &r->route;
 	}
 	bufpool_set_reserve(r->pool, POOL_RESERVE);
 	r->old_alloc = frag_set_allocator(bufpool_allocator(r->pool));
 	if (lpvm.frag_size == 32768)   /* task.c's default, not one the user chose */
 		lpvm.frag_size = (int)(PDU_MAX_DATA + 16 + MSGHDRLEN);   /* a fragment fills a PDU */
 	r->active = 1;
-	r->idle_since_us = -1;
-	r->route.ops = &fp_ops;
-	an2r = r;
-	if (!exit_hooked++)
-		atexit(at_exit);
 	return &r->route;
 }

@@ -94,8 +94,11 @@ struct tx_rec {
 };
 
 struct fp_route {
-	struct route route;      /* first: the core's handle is this struct */
-	an2_ep *ep;
+	struct route route;      /* first: the core's handle is this struct (fp_of) */
+	an2_ep *ep;              /* NULL: the fast path is off or unavailable (the route only
+	                          * declines peers' requests and passes every message on) */
+	struct route_keep *keep; /* routes.c's, for this kind of route: where a closed route's
+	                          * area lingers, and the once-per-process log lines */
 	struct bufpool *pool;
 	const struct frag_allocator *old_alloc;
 	struct peer *peers[64];
@@ -109,7 +112,7 @@ struct fp_route {
 	int exit_notices_held;   /* peers with PvmTaskExit notices held */
 	int quiesced;
 	int delivered;           /* messages fp_order.c put on the queue (progress' count) */
-	struct fp_route *next_lingering;   /* closed routes whose area is still in use */
+	struct fp_route *next_lingering;   /* in keep->lingering once closed */
 	/* transmit (fp_tx.c) */
 	struct tx_rec *tx_recs;  /* tx_slots records, by descriptor cookie - 1 */
 	uint32_t tx_slots;
@@ -121,32 +124,36 @@ struct fp_route {
 	int hinted;  /* we told the controller we poll (an2_yield) since the last wait_over */
 };
 
-/* The one AN2 route of this process: NULL when the fast path is off or unavailable. */
-extern struct fp_route *an2r;
+/* The AN2 route behind the core's handle. */
+static inline struct fp_route *fp_of(struct route *t)
+{
+	return (struct fp_route *)t;
+}
 
+/* fp_peers.c */
 long long fp_now_us(void);
-struct peer *fp_peer_find(int tid);
-struct peer *fp_peer_get(int tid);     /* creates; NULL when out of memory */
+struct peer *fp_peer_find(struct fp_route *r, int tid);
+struct peer *fp_peer_get(struct fp_route *r, int tid);   /* creates; NULL when out of memory */
 
 /* fp_negotiate.c */
 /* The peer, with a VC open or being opened, when a message to tid may use AN2; NULL for
  * the daemon route. Starts negotiation on the first message to a fast-path task. */
-struct peer *fp_negotiate_for_send(int tid);
-int fp_handle_daemon_ctl(struct msg *m);   /* a message in FP_CTX: consumed */
-int fp_poll_vc_answers(void);
-void fp_vc_opened(struct peer *p, const struct an2_vc_info *vi);
+struct peer *fp_negotiate_for_send(struct fp_route *r, int tid);
+int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m);   /* in FP_CTX: consumed */
+int fp_poll_vc_answers(struct fp_route *r);
+void fp_vc_opened(struct fp_route *r, struct peer *p, const struct an2_vc_info *vi);
 /* The pair stops using AN2 (error or gone): logs, closes the VC, releases held messages. */
-void fp_peer_fail(struct peer *p, const char *why, int error);
+void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why, int error);
 
 /* fp_order.c */
 /* A complete message arrived over AN2 from p (hdr: its first PDU's header). */
-void fp_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr);
+void fp_order_an2_arrival(struct fp_route *r, struct peer *p, struct msg *m,
+                          const struct pdu_hdr *hdr);
 /* Delivers everything that may go now; force: everything (the pair failed). */
-void fp_order_release(struct peer *p, int force);
+void fp_order_release(struct fp_route *r, struct peer *p, int force);
 /* Exit notices held while the peer's stream stood still for 10 s go (logged). */
-void fp_order_exit_notices_check(void);
-
-int fp_order_delivered(void);   /* messages put on the queue since the last call */
+void fp_order_exit_notices_check(struct fp_route *r);
+int fp_order_delivered(struct fp_route *r);   /* messages put on the queue since the last call */
 
 /* fp_order.c: route_ops send, carries, filter, recv_error, notify_cancelled */
 int fp_route_send(struct route *t, struct msg *m);
@@ -157,13 +164,14 @@ void fp_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tid
 
 /* fp_tx.c */
 int fp_tx_init(struct fp_route *r, uint32_t slots);   /* 0, or -1 out of memory */
-int fp_send_msg(struct peer *p, struct msg *m);   /* 0, 1 = use the daemon route, < 0 */
-void fp_tx_complete(uint64_t cookie);             /* a TX report: its blocks come back */
+/* 0, 1 = use the daemon route, < 0 */
+int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m);
+void fp_tx_complete(struct fp_route *r, uint64_t cookie);   /* a TX report: blocks come back */
 /* Closing: what is still queued is an2d's to send, its blocks no longer ours to wait for. */
 void fp_tx_hand_over(struct fp_route *r);
 
 /* fp_rx.c: route_ops progress and pollfds */
-int fp_post_rx(struct peer *p);
+int fp_post_rx(struct fp_route *r, struct peer *p);
 int fp_route_progress(struct route *t);
 int fp_route_pollfds(struct route *t, struct pollfd *fds, int max);
 

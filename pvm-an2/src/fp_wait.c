@@ -14,60 +14,61 @@
 /* A VC is open or being opened: only then is there AN2 traffic worth spinning for. A task
  * whose peers all use the daemon route (PvmDontRoute, Debian tasks, AN2 off) waits as the
  * daemon route alone does: asleep in poll() on the pvmd socket, which it reads at once. */
-static int fastpath_in_use(void)
+static int fastpath_in_use(const struct fp_route *r)
 {
-	if (an2r->pending_opens)
+	if (r->pending_opens)
 		return 1;
-	for (uint32_t vc = 0; vc < an2r->max_vcs; vc++)
-		if (an2r->vc_peer[vc])
+	for (uint32_t vc = 0; vc < r->max_vcs; vc++)
+		if (r->vc_peer[vc])
 			return 1;
 	return 0;
 }
 
 int fp_wait_others_due(struct route *t, int ready)
 {
-	(void)t;
-	if (!an2r || an2r->gone || ready || !fastpath_in_use())
+	struct fp_route *r = fp_of(t);
+	if (!r->ep || r->gone || ready || !fastpath_in_use(r))
 		return 1;
 	/* the pvmd socket costs a system call: while AN2 keeps us busy, read it every
 	 * DAEMON_BUSY_US (a wait looks at it with poll(): fp_wait_idle) */
 	long long now = fp_now_us();
-	if (now - an2r->last_daemon_us < DAEMON_BUSY_US)
+	if (now - r->last_daemon_us < DAEMON_BUSY_US)
 		return 0;
-	an2r->last_daemon_us = now;
+	r->last_daemon_us = now;
 	return 1;
 }
 
 int fp_wait_idle(struct route *t, long long deadline_us, int *look)
 {
-	if (!an2r || an2r->gone || !fastpath_in_use())
+	struct fp_route *r = fp_of(t);
+	if (!r->ep || r->gone || !fastpath_in_use(r))
 		return 0;
 	long long now = fp_now_us();
-	if (an2r->idle_since_us < 0)
-		an2r->idle_since_us = now;
-	long long idle = now - an2r->idle_since_us;
-	if (idle >= (an2r->slept ? RESLEEP_US : YIELD_US) ||
+	if (r->idle_since_us < 0)
+		r->idle_since_us = now;
+	long long idle = now - r->idle_since_us;
+	if (idle >= (r->slept ? RESLEEP_US : YIELD_US) ||
 	    (deadline_us >= 0 && now >= deadline_us)) {
-		an2r->idle_since_us = -1;
+		r->idle_since_us = -1;
 		fp_wait_over(t);     /* no lease while asleep */
-		if (an2_sleep_prepare(an2r->ep) == 0)
+		if (an2_sleep_prepare(r->ep) == 0)
 			return 0;                 /* asked for the interrupt: sleep in poll() now */
-		an2_sleep_finish(an2r->ep);
+		an2_sleep_finish(r->ep);
 		return 1;
 	}
 	if (idle >= SPIN_US) {
 		/* only a received message ends this wait: a controller sharing our CPU keeps it
 		 * rather than take turns with us while it has nothing for us */
-		an2_yield(an2r->ep, true);
-		an2r->hinted = 1;
+		an2_yield(r->ep, true);
+		r->hinted = 1;
 		now = fp_now_us();
 	}
 	/* waiting for a while (our peer or we descheduled, say, the yield coming back late):
 	 * the pvmd socket is due a look, by one poll() without sleeping that looks at an2d's
 	 * socket too; only what is ready is read */
-	if (now - an2r->idle_since_us >= DAEMON_CHECK_US &&
-	    now - an2r->last_daemon_us >= DAEMON_CHECK_US) {
-		an2r->last_daemon_us = now;
+	if (now - r->idle_since_us >= DAEMON_CHECK_US &&
+	    now - r->last_daemon_us >= DAEMON_CHECK_US) {
+		r->last_daemon_us = now;
 		*look = 1;
 		return 0;
 	}
@@ -76,38 +77,38 @@ int fp_wait_idle(struct route *t, long long deadline_us, int *look)
 
 void fp_wait_over(struct route *t)
 {
-	(void)t;
-	if (!an2r)
+	struct fp_route *r = fp_of(t);
+	if (!r->ep)
 		return;
-	if (an2r->hinted && !an2r->gone)
-		an2_yield_end(an2r->ep);
-	an2r->hinted = 0;
+	if (r->hinted && !r->gone)
+		an2_yield_end(r->ep);
+	r->hinted = 0;
 }
 
 void fp_wait_woke(struct route *t)
 {
-	(void)t;
-	if (!an2r)
+	struct fp_route *r = fp_of(t);
+	if (!r->ep)
 		return;
-	if (!an2r->gone)
-		an2_sleep_finish(an2r->ep);
-	an2r->idle_since_us = -1;
-	an2r->last_daemon_us = fp_now_us();   /* the poll() looked at the pvmd socket */
-	an2r->slept = 1;
+	if (!r->gone)
+		an2_sleep_finish(r->ep);
+	r->idle_since_us = -1;
+	r->last_daemon_us = fp_now_us();   /* the poll() looked at the pvmd socket */
+	r->slept = 1;
 }
 
 void fp_wait_busy(struct route *t)
 {
-	(void)t;
-	if (!an2r)
+	struct fp_route *r = fp_of(t);
+	if (!r->ep)
 		return;
-	an2r->idle_since_us = -1;
-	an2r->slept = 0;
+	r->idle_since_us = -1;
+	r->slept = 0;
 }
 
 int fp_wait_poll_ms_max(struct route *t)
 {
-	(void)t;
+	struct fp_route *r = fp_of(t);
 	/* held exit notices have a deadline that no descriptor announces: look every second */
-	return an2r && !an2r->gone && an2r->exit_notices_held ? 1000 : -1;
+	return r->ep && !r->gone && r->exit_notices_held ? 1000 : -1;
 }

@@ -60,8 +60,16 @@ struct route {
 	unsigned ready;
 };
 
+/* What the process keeps for one kind of optional route across the routes of that kind
+ * (pvm_exit and a new pvm_mytid close one and open another): routes.c owns one for each kind
+ * and gives it to the kind's opener, which keeps it in its route. */
+struct route_keep {
+	void *lingering;   /* closed routes whose memory messages still hold (the kind's list) */
+	unsigned said;     /* once-per-process log lines already written (the kind's bits) */
+};
+
 /* Routes beside the pvmd route, tried in this order before it (routes.c): each opener
- * returns its route, or NULL when it is not available (it says why, once, in the log). */
-struct route *fp_route_open(void);
+ * returns its route, or NULL when it cannot open one (it says why, once, in the log). */
+struct route *fp_route_open(struct route_keep *keep);
 
 #endif

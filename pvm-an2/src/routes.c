@@ -2,13 +2,34 @@
  * ones (route.h names their openers), and the calls the core makes across all of them. */
 #include "an2pvm.h"
 
+#include <stdlib.h>
+
 /* Optional routes, in the order they are opened; a message tries the last opened first. */
-static struct route *(*const openers[])(void) = { fp_route_open };
+static struct route *(*const openers[])(struct route_keep *) = { fp_route_open };
+#define NOPENERS (sizeof openers / sizeof openers[0])
+
+/* The route layer's own per-process state, beside the routes open now (lpvm.routes): what a
+ * kind of route keeps across its routes (route.h), and whether the exit hook is set. One
+ * context here is the simplest home for it: a route cannot hold what must outlive it. */
+static struct {
+	struct route_keep keep[NOPENERS];
+	int exit_hooked;
+} layer;
+
+/* A task that returns from main without pvm_exit: what it sent must still arrive. */
+static void at_exit(void)
+{
+	lpvm_routes_quiesce();
+}
 
 int lpvm_routes_open(void)
 {
-	for (unsigned i = 0; i < sizeof openers / sizeof openers[0]; i++) {
-		struct route *r = openers[i]();
+	if (!layer.exit_hooked) {
+		layer.exit_hooked = 1;
+		atexit(at_exit);
+	}
+	for (unsigned i = 0; i < NOPENERS; i++) {
+		struct route *r = openers[i](&layer.keep[i]);
 		if (!r)
 			continue;
 		if (lpvm.nroutes == MAX_ROUTES) {
