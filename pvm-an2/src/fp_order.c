@@ -97,44 +97,6 @@ void fp_order_exit_notices_check(struct fp_route *r)
 			}
 }
 
-/* A pvmd's PvmTaskExit notice (one int, a task's tid) about a peer whose VC is open. */
-static struct peer *exit_notice_about(struct fp_route *r, struct msg *m)
-{
-	if (TID_IS_TASK(m->src) || is_sysctx(m->ctx) || msg_length(m) != 4)
-		return NULL;
-	int mode = m->mode, tid = 0;
-	struct frag *rfrag = m->rfrag;
-	size_t rpos = m->rpos;
-	msg_rewind(m);
-	int bad = lpvm_unpack_int(m, &tid);
-	m->mode = mode;   /* as it came: the application unpacks it from the start */
-	m->rfrag = rfrag;
-	m->rpos = rpos;
-	struct peer *p = bad || !TID_IS_TASK(tid) ? NULL : fp_peer_find(r, tid);
-	if (!p || p->state != PEER_OPEN)
-		return NULL;
-	if (p->cancel_acks && m->tag == p->cancel_tag && m->ctx == p->cancel_ctx) {
-		p->cancel_acks--;   /* the answer to a cancel: the peer lives on */
-		return NULL;
-	}
-	return p;
-}
-
-void fp_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int count)
-{
-	struct fp_route *r = fp_of(t);
-	for (int i = 0; r->ep && i < count; i++) {
-		struct peer *p = fp_peer_find(r, tids[i]);
-		if (!p)
-			continue;
-		if (!p->cancel_acks || p->cancel_tag != tag || p->cancel_ctx != ctx)
-			p->cancel_acks = 0;   /* one kind of answer awaited per peer: the latest */
-		p->cancel_acks++;
-		p->cancel_tag = tag;
-		p->cancel_ctx = ctx;
-	}
-}
-
 void fp_order_an2_arrival(struct fp_route *r, struct peer *p, struct msg *m,
                           const struct pdu_hdr *hdr)
 {
@@ -157,8 +119,10 @@ int fp_route_filter(struct route *t, struct msg *m)
 		return fp_handle_daemon_ctl(r, m);
 	if (!r->ep)
 		return 0;
-	struct peer *exited = exit_notice_about(r, m);
-	if (exited) {
+	/* a pvmd's PvmTaskExit notice (the core tells them from a cancel's answer) about a peer
+	 * whose VC is open waits for the end of its AN2 stream */
+	struct peer *exited = TID_IS_TASK(m->gone_tid) ? fp_peer_find(r, m->gone_tid) : NULL;
+	if (exited && exited->state == PEER_OPEN) {
 		int first = !exited->xh_head;
 		hold(r, &exited->xh_head, &exited->xh_tail, m, 0);   /* delivers it if it cannot */
 		if (first && exited->xh_head) {

@@ -133,7 +133,7 @@ static const struct route_ops fp_ops = {
 	.busy = fp_wait_busy,
 	.wait_over = fp_wait_over,
 	.recv_error = fp_route_recv_error,
-	.notify_cancelled = fp_route_notify_cancelled,
+	.peer_failed = fp_route_peer_failed,
 	.quiesce = fp_quiesce,
 	.close = fp_route_close,
 };

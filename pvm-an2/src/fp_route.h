@@ -77,8 +77,6 @@ struct peer {
 	struct held *xh_head, *xh_tail;   /* PvmTaskExit notices about it, waiting for the end of
 	                                   * its AN2 stream (PEER_GONE) */
 	long long exit_wait_us;           /* since then, when the last of its PDUs came */
-	int cancel_acks, cancel_tag, cancel_ctx;   /* pvm_notify cancels: the pvmd answers each
-	                                            * with a notice (tag, ctx) while it lives */
 	/* reassembly */
 	struct msg *partial;
 	uint32_t partial_left;
@@ -134,6 +132,7 @@ static inline struct fp_route *fp_of(struct route *t)
 long long fp_now_us(void);
 struct peer *fp_peer_find(struct fp_route *r, int tid);
 struct peer *fp_peer_get(struct fp_route *r, int tid);   /* creates; NULL when out of memory */
+int fp_route_peer_failed(struct route *t, int tid);      /* route_ops peer_failed */
 
 /* fp_negotiate.c */
 /* The peer, with a VC open or being opened, when a message to tid may use AN2; NULL for
@@ -155,12 +154,11 @@ void fp_order_release(struct fp_route *r, struct peer *p, int force);
 void fp_order_exit_notices_check(struct fp_route *r);
 int fp_order_delivered(struct fp_route *r);   /* messages put on the queue since the last call */
 
-/* fp_order.c: route_ops send, carries, filter, recv_error, notify_cancelled */
+/* fp_order.c: route_ops send, carries, filter, recv_error */
 int fp_route_send(struct route *t, struct msg *m);
 int fp_route_carries(struct route *t, int tid);
 int fp_route_filter(struct route *t, struct msg *m);
 int fp_route_recv_error(struct route *t, int tid);
-void fp_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int count);
 
 /* fp_tx.c */
 int fp_tx_init(struct fp_route *r, uint32_t slots);   /* 0, or -1 out of memory */

@@ -45,9 +45,12 @@ struct route_ops {
 	/* A receive from tid (-1: any) that must fail now because this route lost a message
 	 * from it: the PVM error (once), or 0. */
 	int (*recv_error)(struct route *r, int tid);
-	/* pvm_notify cancelled PvmTaskExit notices (tag, ctx) about these tasks: the pvmd
-	 * answers the cancel with what looks like a notice, but the tasks live on. */
-	void (*notify_cancelled)(struct route *r, int tag, int ctx, const int *tids, int count);
+	/* The task tid has gone, or a host with every task on it (tid: its pvmd's, TIDPVMD | the
+	 * host part): the core calls it when the pvmd says so (a PvmTaskExit or PvmHostDelete
+	 * notice the application gets, pvm_pstat's PvmNoTask), outside any route's progress. The
+	 * route drops what it keeps for that peer; messages it already received from it are still
+	 * delivered. 0, or a negative PVM error (the route keeps its state). */
+	int (*peer_failed)(struct route *r, int tid);
 	/* pvm_exit, before TM_EXIT: what this route sent is out (bounded in time). */
 	void (*quiesce)(struct route *r);
 	void (*close)(struct route *r);

@@ -83,10 +83,14 @@ int lpvm_routes_recv_error(int tid)
 	return 0;
 }
 
-void lpvm_routes_notify_cancelled(int tag, int ctx, const int *tids, int count)
+void lpvm_routes_peer_failed(int tid)
 {
-	for (int i = 0; i < lpvm.nroutes; i++)
-		lpvm.routes[i]->ops->notify_cancelled(lpvm.routes[i], tag, ctx, tids, count);
+	for (int i = 0; i < lpvm.nroutes; i++) {
+		int cc = lpvm.routes[i]->ops->peer_failed(lpvm.routes[i], tid);
+		if (cc < 0)   /* the route keeps what it knew: nothing more for the core to do */
+			lpvm_log("route %s: forgetting t%x failed (error %d)", lpvm.routes[i]->ops->name,
+			         (unsigned)tid, cc);
+	}
 }
 
 void lpvm_routes_quiesce(void)
