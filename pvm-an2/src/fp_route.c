@@ -41,16 +41,19 @@ static void release(struct fp_route *r)
  * per-process keep (route.h): a closed route cannot hold it, and neither may a file static. */
 static void release_lingering(struct route_keep *keep)
 {
-	for (struct fp_route **rp = (struct fp_route **)&keep->lingering; *rp;) {
-		struct fp_route *r = *rp;
+	struct fp_route *still = NULL, **tail = &still;
+	for (struct fp_route *r = keep->lingering, *next; r; r = next) {
+		next = r->next_lingering;
 		if (bufpool_blocks_out(r->pool) != 0) {
-			rp = &r->next_lingering;
-			continue;
+			*tail = r;
+			tail = &r->next_lingering;
+		} else {
+			release(r);
+			free(r);
 		}
-		*rp = r->next_lingering;
-		release(r);
-		free(r);
 	}
+	*tail = NULL;
+	keep->lingering = still;
 }
 
 /* Leaving: our transmissions done, within TX_DRAIN_MS, so that they reach a peer that reads
