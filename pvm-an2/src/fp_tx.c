@@ -59,9 +59,9 @@ static int tx_pdu(struct fp_route *r, struct peer *p, const struct an2_frag *fr,
 	int cc = wait_tx_room(r);
 	if (cc)
 		return cc;
-	int idx = r->tx_free;
-	struct tx_rec *rec = &r->tx_recs[idx];
+	int idx;
 	for (;;) {
+		idx = r->tx_free;   /* (again after a wait: reports may have freed other records) */
 		int rc = an2_send(r->ep, (uint16_t)p->vc, fr, n, 0, (uint64_t)idx + 1);
 		if (rc == 0)
 			break;
@@ -73,6 +73,7 @@ static int tx_pdu(struct fp_route *r, struct peer *p, const struct an2_frag *fr,
 		if (cc)
 			return cc;
 	}
+	struct tx_rec *rec = &r->tx_recs[idx];
 	r->tx_free = rec->next_free;
 	r->tx_inflight++;
 	for (unsigned i = 0; i < nblocks; i++) {
