@@ -51,7 +51,8 @@ struct route_ops {
 	 * route drops what it keeps for that peer; messages it already received from it are still
 	 * delivered. 0, or a negative PVM error (the route keeps its state). */
 	int (*peer_failed)(struct route *r, int tid);
-	/* pvm_exit, before TM_EXIT: what this route sent is out (bounded in time). */
+	/* pvm_exit, before TM_EXIT, and the end of a process that did not call it: what this
+	 * route sent is out (bounded in time). */
 	void (*quiesce)(struct route *r);
 	void (*close)(struct route *r);
 };
