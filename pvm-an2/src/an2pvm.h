@@ -73,8 +73,20 @@ int lpvm_routes_carry(int tid);
 int lpvm_routes_filter(struct msg *m);
 /* A receive from tid that must fail (route_ops.recv_error): the error, or 0. */
 int lpvm_routes_recv_error(int tid);
-void lpvm_routes_notify_cancelled(int tag, int ctx, const int *tids, int count);
+/* A task (or every task of a host: tid is its pvmd's) has gone (route_ops.peer_failed). */
+void lpvm_routes_peer_failed(int tid);
 void lpvm_routes_quiesce(void);
+
+/* notices.c: the PvmTaskExit and PvmHostDelete notices pvm_notify asked the pvmd for */
+/* A request (or its cancel) sent to the pvmd: for tids (tasks or pvmds), tag, ctx. */
+void lpvm_notices_asked(int cancel, int tag, int ctx, const int *tids, int count);
+/* An arriving message: the task or pvmd tid it says has gone, or 0 (not such a notice, or
+ * the answer to a cancel). Called once per message; leaves its unpack position alone. */
+int lpvm_notice_gone(struct msg *m);
+/* The application gets the notice about tid: lpvm_notices_flush() tells the routes. */
+void lpvm_notice_delivered(int tid);
+void lpvm_notices_flush(void);   /* from control_flush(), where no route is being read */
+void lpvm_notices_clear(void);   /* the task left: no notice is to come */
 
 /* the pvmd route (route_daemon.c) */
 struct route *daemon_route_open(const char *sockaddr_text, int *err);

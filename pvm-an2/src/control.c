@@ -1,4 +1,5 @@
-/* Task-control (TC_*) messages: refuse direct routes, record siblings, ignore tracing. */
+/* Task-control (TC_*) messages: refuse direct routes, record siblings, ignore tracing; and
+ * the notices of tasks and hosts gone, passed on to the routes (notices.c). */
 #include "an2pvm.h"
 #include "mhf.h"
 
@@ -56,6 +57,8 @@ static void record_siblings(struct msg *m)
 
 int control_handle(struct msg *m)
 {
+	if (m->gone_tid)   /* the application gets the notice: the routes hear of it too */
+		lpvm_notice_delivered(m->gone_tid);
 	if (mhf_claim(m))
 		return 1;   /* a message handler's (pvm_addmhf, pvm_catchout) */
 	if (m->ctx != SYSCTX_TC)
@@ -93,6 +96,7 @@ int control_flush(void)
 			cc = lpvm.daemon->ops->send(lpvm.daemon, r);
 		msg_free(r);
 	}
+	lpvm_notices_flush();   /* tasks and hosts gone: every route drops what it keeps of them */
 	mhf_run_pending();   /* no route is being read here: program handlers may call PVM */
 	return cc;
 }
@@ -101,4 +105,5 @@ void control_reset(void)
 {
 	while (npending > 0)
 		msg_free(pending[--npending]);
+	lpvm_notices_clear();
 }

@@ -201,6 +201,8 @@ int pvm_pstat(int tid)
 	cc = cc ? (msg_free(req), cc) : ask_int(req, TM_PSTAT, &st);
 	if (!cc)
 		cc = st;
+	if (cc == PvmNoTask)   /* the pvmd says it has gone */
+		lpvm_routes_peer_failed(tid);
 	return cc < 0 && cc != PvmNoTask ? lpvm_error("pvm_pstat", cc) : cc;
 }
 
@@ -479,8 +481,8 @@ int pvm_notify(int what, int code, int count, int *vals)
 	if (!cc) cc = rm_tag ? lpvm_route_send(req, lpvm.sched_tid, rm_tag, lpvm.ctx)
 	                     : lpvm_route_send(req, TIDPVMD, TM_NOTIFY, SYSCTX_TM);
 	msg_free(req);
-	if (cc >= 0 && kind == PvmTaskExit && (what & PvmNotifyCancel))
-		lpvm_routes_notify_cancelled(code, lpvm.ctx, vals, count);
+	if (cc >= 0 && !rm_tag && (kind == PvmTaskExit || kind == PvmHostDelete))
+		lpvm_notices_asked(what & PvmNotifyCancel, code, lpvm.ctx, vals, count);
 	return cc < 0 ? lpvm_error("pvm_notify", cc) : 0;
 }
 

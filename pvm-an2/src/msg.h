@@ -22,6 +22,8 @@ struct msg {
 	size_t rpos;             /* ... and offset in it */
 	struct msg *next;        /* receive-queue link */
 	int queued;              /* on the receive queue */
+	int gone_tid;            /* arrived as a pvmd's notice that this task, or host (a pvmd
+	                          * tid), has gone (notices.c); 0 for any other message */
 };
 
 /* Creates a message with encoding code enc and registers it in the id table. */

@@ -45,10 +45,14 @@ struct route_ops {
 	/* A receive from tid (-1: any) that must fail now because this route lost a message
 	 * from it: the PVM error (once), or 0. */
 	int (*recv_error)(struct route *r, int tid);
-	/* pvm_notify cancelled PvmTaskExit notices (tag, ctx) about these tasks: the pvmd
-	 * answers the cancel with what looks like a notice, but the tasks live on. */
-	void (*notify_cancelled)(struct route *r, int tag, int ctx, const int *tids, int count);
-	/* pvm_exit, before TM_EXIT: what this route sent is out (bounded in time). */
+	/* The task tid has gone, or a host with every task on it (tid: its pvmd's, TIDPVMD | the
+	 * host part): the core calls it when the pvmd says so (a PvmTaskExit or PvmHostDelete
+	 * notice the application gets, pvm_pstat's PvmNoTask), outside any route's progress. The
+	 * route drops what it keeps for that peer; messages it already received from it are still
+	 * delivered. 0, or a negative PVM error (the route keeps its state). */
+	int (*peer_failed)(struct route *r, int tid);
+	/* pvm_exit, before TM_EXIT, and the end of a process that did not call it: what this
+	 * route sent is out (bounded in time). */
 	void (*quiesce)(struct route *r);
 	void (*close)(struct route *r);
 };
@@ -60,8 +64,16 @@ struct route {
 	unsigned ready;
 };
 
+/* What the process keeps for one kind of optional route across the routes of that kind
+ * (pvm_exit and a new pvm_mytid close one and open another): routes.c owns one for each kind
+ * and gives it to the kind's opener, which keeps it in its route. */
+struct route_keep {
+	void *lingering;   /* closed routes whose memory messages still hold (the kind's list) */
+	unsigned said;     /* once-per-process log lines already written (the kind's bits) */
+};
+
 /* Routes beside the pvmd route, tried in this order before it (routes.c): each opener
- * returns its route, or NULL when it is not available (it says why, once, in the log). */
-struct route *an2_route_open(void);
+ * returns its route, or NULL when it cannot open one (it says why, once, in the log). */
+struct route *fp_route_open(struct route_keep *keep);
 
 #endif

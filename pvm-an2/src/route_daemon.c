@@ -426,7 +426,8 @@ static int connect_inet(const char *text)
 }
 
 /* The pvmd route reaches every task: it takes every message, carries no task's messages
- * by itself, filters nothing, never spins and has nothing to quiesce. */
+ * by itself, filters nothing, never spins, keeps nothing per peer and has nothing to
+ * quiesce. */
 static int daemon_carries(struct route *t, int tid)
 {
 	(void)t;
@@ -474,13 +475,11 @@ static int daemon_recv_error(struct route *t, int tid)
 	return 0;   /* a failed pvmd connection fails the receive by itself (lpvm.dead) */
 }
 
-static void daemon_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int n)
+static int daemon_peer_failed(struct route *t, int tid)
 {
 	(void)t;
-	(void)tag;
-	(void)ctx;
-	(void)tids;
-	(void)n;
+	(void)tid;
+	return 0;   /* nothing kept per peer: the pvmd itself knows its tasks and hosts */
 }
 
 static const struct route_ops daemon_ops = {
@@ -497,7 +496,7 @@ static const struct route_ops daemon_ops = {
 	.busy = daemon_nothing,
 	.wait_over = daemon_nothing,
 	.recv_error = daemon_recv_error,
-	.notify_cancelled = daemon_notify_cancelled,
+	.peer_failed = daemon_peer_failed,
 	.quiesce = daemon_nothing,
 	.close = daemon_close,
 };

@@ -2,13 +2,34 @@
  * ones (route.h names their openers), and the calls the core makes across all of them. */
 #include "an2pvm.h"
 
+#include <stdlib.h>
+
 /* Optional routes, in the order they are opened; a message tries the last opened first. */
-static struct route *(*const openers[])(void) = { an2_route_open };
+static struct route *(*const openers[])(struct route_keep *) = { fp_route_open };
+#define NOPENERS (sizeof openers / sizeof openers[0])
+
+/* The route layer's own per-process state, beside the routes open now (lpvm.routes): what a
+ * kind of route keeps across its routes (route.h), and whether the exit hook is set. One
+ * context here is the simplest home for it: a route cannot hold what must outlive it. */
+static struct {
+	struct route_keep keep[NOPENERS];
+	int exit_hooked;
+} layer;
+
+/* A task that returns from main without pvm_exit: what it sent must still arrive. */
+static void at_exit(void)
+{
+	lpvm_routes_quiesce();
+}
 
 int lpvm_routes_open(void)
 {
-	for (unsigned i = 0; i < sizeof openers / sizeof openers[0]; i++) {
-		struct route *r = openers[i]();
+	if (!layer.exit_hooked) {
+		layer.exit_hooked = 1;
+		atexit(at_exit);
+	}
+	for (unsigned i = 0; i < NOPENERS; i++) {
+		struct route *r = openers[i](&layer.keep[i]);
 		if (!r)
 			continue;
 		if (lpvm.nroutes == MAX_ROUTES) {
@@ -62,10 +83,14 @@ int lpvm_routes_recv_error(int tid)
 	return 0;
 }
 
-void lpvm_routes_notify_cancelled(int tag, int ctx, const int *tids, int count)
+void lpvm_routes_peer_failed(int tid)
 {
-	for (int i = 0; i < lpvm.nroutes; i++)
-		lpvm.routes[i]->ops->notify_cancelled(lpvm.routes[i], tag, ctx, tids, count);
+	for (int i = 0; i < lpvm.nroutes; i++) {
+		int cc = lpvm.routes[i]->ops->peer_failed(lpvm.routes[i], tid);
+		if (cc < 0)   /* the route keeps what it knew: nothing more for the core to do */
+			lpvm_log("route %s: forgetting t%x failed (error %d)", lpvm.routes[i]->ops->name,
+			         (unsigned)tid, cc);
+	}
 }
 
 void lpvm_routes_quiesce(void)

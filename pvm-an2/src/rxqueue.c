@@ -10,6 +10,7 @@ static struct msg *head, *tail;
 
 void rxq_deliver(struct msg *m)
 {
+	m->gone_tid = lpvm_notice_gone(m);   /* before a route's filter may hold the notice */
 	if (!lpvm_routes_filter(m))
 		rxq_enqueue(m);
 }

@@ -1,6 +1,7 @@
-/* Issue 6's calls (message handlers, 3.3 database, catchout, hostsync, getfds, noresets,
- * export, helper registrations, start_pvmd), built against both libraries: the outputs
- * (task ids normalised) must be the same. */
+/* services_check.c — the PVM services beyond messaging, printed by both libraries alike. */
+/* Message handlers, the 3.3 database, catchout, hostsync, getfds, noresets, export, the helper
+ * registrations and start_pvmd, built against both libraries: the outputs (task ids
+ * normalised) must be the same. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,7 +201,7 @@ static void catch_output(char *self)
 	fflush(stdout);
 }
 
-#ifdef PART2_AN2
+#ifdef SERVICES_AN2
 int pvm_getmwid(int mid);   /* ours only: Debian's 3.4.6 does not have them */
 int pvm_setmwid(int mid, int wid);
 #endif
@@ -384,7 +385,7 @@ int main(int argc, char **argv)
 		char mask[64] = "";
 		printf("gettmask %d settmask %d\n", pvm_gettmask(PvmTaskSelf, mask),
 		       pvm_settmask(PvmTaskSelf, mask));
-#ifdef PART2_AN2
+#ifdef SERVICES_AN2
 		int mid = pvm_mkbuf(PvmDataDefault);
 		int cc = pvm_setmwid(mid, 1234);
 		printf("setmwid %d getmwid %d bad %d\n", cc, pvm_getmwid(mid), pvm_getmwid(-1));

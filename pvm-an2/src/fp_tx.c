@@ -1,50 +1,50 @@
-/* an2_tx.c — the AN2 route's transmit side: PDUs out of a message's own fragments (headers and
- * small messages copied into area blocks), the blocks each descriptor holds until its report,
- * and waiting for transmit room while the pvmd socket is kept drained. */
-#include "route_an2.h"
+/* fp_tx.c — the AN2 route's transmit side: PDUs out of a message's own fragments. */
+/* Headers and small messages are copied into area blocks; each descriptor holds its blocks
+ * until its report; waiting for transmit room keeps the pvmd socket drained. */
+#include "fp_route.h"
 
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
-void an2_tx_complete(uint64_t cookie)
+void fp_tx_complete(struct fp_route *r, uint64_t cookie)
 {
-	if (cookie == 0 || cookie > an2r->tx_slots)
+	if (cookie == 0 || cookie > r->tx_slots)
 		return;
-	struct tx_rec *r = &an2r->tx_recs[cookie - 1];
-	for (unsigned i = 0; i < r->nblocks; i++)
-		bufpool_tx_unref(an2r->pool, r->blocks[i]);
-	r->nblocks = 0;
-	r->next_free = an2r->tx_free;
-	an2r->tx_free = (int)(cookie - 1);
-	an2r->tx_inflight--;
+	struct tx_rec *rec = &r->tx_recs[cookie - 1];
+	for (unsigned i = 0; i < rec->nblocks; i++)
+		bufpool_tx_unref(r->pool, rec->blocks[i]);
+	rec->nblocks = 0;
+	rec->next_free = r->tx_free;
+	r->tx_free = (int)(cookie - 1);
+	r->tx_inflight--;
 }
 
 /* Stalled for transmit reports: every DAEMON_CHECK_US, drain the pvmd socket (no deadlock
  * with a peer's pvmd send) and have the next progress look at an2d's socket (a dead an2d
  * writes no more reports: only its socket tells). 0 or a negative PVM error. */
-static int stall_check(long long *last_us)
+static int stall_check(struct fp_route *r, long long *last_us)
 {
-	if (an2_now_us() - *last_us <= DAEMON_CHECK_US)
+	if (fp_now_us() - *last_us <= DAEMON_CHECK_US)
 		return 0;
-	*last_us = an2_now_us();
-	an2r->check_ctl = 1;
+	*last_us = fp_now_us();
+	r->check_ctl = 1;
 	int cc = lpvm.daemon->ops->progress(lpvm.daemon);
 	return cc < 0 ? cc : 0;
 }
 
 /* Reads reports until a transmit slot is free; keeps the pvmd socket drained meanwhile. */
-static int wait_tx_room(void)
+static int wait_tx_room(struct fp_route *r)
 {
-	long long last_check = an2_now_us();
-	while (an2r->tx_free < 0 || an2_tx_space(an2r->ep) == 0) {
-		int cc = an2_route_progress(&an2r->route);
+	long long last_check = fp_now_us();
+	while (r->tx_free < 0 || an2_tx_space(r->ep) == 0) {
+		int cc = fp_route_progress(&r->route);
 		if (cc < 0)
 			return cc;
-		if (!an2r->active)
+		if (!r->active)
 			return 1;
-		cc = stall_check(&last_check);
+		cc = stall_check(r, &last_check);
 		if (cc < 0)
 			return cc;
 		sched_yield();
@@ -53,46 +53,47 @@ static int wait_tx_room(void)
 }
 
 /* Sends one PDU; the blocks are referenced until its TX report. 0, 1 (route gone), < 0. */
-static int tx_pdu(struct peer *p, const struct an2_frag *fr, unsigned n, void **blocks,
-                  unsigned nblocks)
+static int tx_pdu(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
+                  void **blocks, unsigned nblocks)
 {
-	int cc = wait_tx_room();
+	int cc = wait_tx_room(r);
 	if (cc)
 		return cc;
-	int idx = an2r->tx_free;
-	struct tx_rec *r = &an2r->tx_recs[idx];
+	int idx;
 	for (;;) {
-		int rc = an2_send(an2r->ep, (uint16_t)p->vc, fr, n, 0, (uint64_t)idx + 1);
+		idx = r->tx_free;   /* (again after a wait: reports may have freed other records) */
+		int rc = an2_send(r->ep, (uint16_t)p->vc, fr, n, 0, (uint64_t)idx + 1);
 		if (rc == 0)
 			break;
 		if (rc != -EAGAIN) {
-			an2_peer_fail(p, an2_strerror(rc), 1);
+			fp_peer_fail(r, p, an2_strerror(rc), 1);
 			return 1;
 		}
-		cc = wait_tx_room();
+		cc = wait_tx_room(r);
 		if (cc)
 			return cc;
 	}
-	an2r->tx_free = r->next_free;
-	an2r->tx_inflight++;
+	struct tx_rec *rec = &r->tx_recs[idx];
+	r->tx_free = rec->next_free;
+	r->tx_inflight++;
 	for (unsigned i = 0; i < nblocks; i++) {
-		r->blocks[i] = blocks[i];
-		bufpool_tx_ref(an2r->pool, blocks[i]);
+		rec->blocks[i] = blocks[i];
+		bufpool_tx_ref(r->pool, blocks[i]);
 	}
-	r->nblocks = nblocks;
+	rec->nblocks = nblocks;
 	return 0;
 }
 
 /* A block of the area for a header or a copy; waits for transmit reports to give some back.
  * NULL when the area stays exhausted with nothing in flight. */
-static void *tx_block(size_t size)
+static void *tx_block(struct fp_route *r, size_t size)
 {
-	long long last_check = an2_now_us();
+	long long last_check = fp_now_us();
 	for (;;) {
-		void *b = bufpool_alloc_area(an2r->pool, size);
-		if (b || an2r->tx_inflight == 0 || !an2r->active)
+		void *b = bufpool_alloc_area(r->pool, size);
+		if (b || r->tx_inflight == 0 || !r->active)
 			return b;
-		if (an2_route_progress(&an2r->route) < 0 || stall_check(&last_check) < 0)
+		if (fp_route_progress(&r->route) < 0 || stall_check(r, &last_check) < 0)
 			return NULL;
 		sched_yield();
 	}
@@ -101,17 +102,17 @@ static void *tx_block(size_t size)
 static void fill_hdr(struct pdu_hdr *h, struct peer *p, const struct msg *m, int flags,
                      uint32_t len)
 {
-	*h = (struct pdu_hdr){ .magic = AN2_MAGIC, .kind = PDU_DATA, .flags = (uint8_t)flags,
+	*h = (struct pdu_hdr){ .magic = FP_PDU_MAGIC, .kind = PDU_DATA, .flags = (uint8_t)flags,
 	                       .msg_len = len, .dmn_before = p->dmn_sent, .an2_index = p->an2_sent,
 	                       .enc = m->enc == ENC_INPLACE ? lpvm.dsig : m->enc, .tag = m->tag,
 	                       .ctx = m->ctx, .wid = m->wid };
 }
 
 /* A PDU of header + data copied into one block (small messages). */
-static int tx_copied(struct peer *p, const struct msg *m)
+static int tx_copied(struct fp_route *r, struct peer *p, const struct msg *m)
 {
 	uint32_t len = (uint32_t)msg_length(m);
-	char *b = tx_block(PDU_HDR_LEN + len);
+	char *b = tx_block(r, PDU_HDR_LEN + len);
 	if (!b)
 		return 1;
 	fill_hdr((struct pdu_hdr *)b, p, m, PDU_SOM | PDU_EOM, len);
@@ -120,26 +121,26 @@ static int tx_copied(struct peer *p, const struct msg *m)
 		memcpy(d, f->data, f->len);
 		d += f->len;
 	}
-	struct an2_frag fr = { bufpool_offset(an2r->pool, b), PDU_HDR_LEN + len };
+	struct an2_frag fr = { bufpool_offset(r->pool, b), PDU_HDR_LEN + len };
 	void *blk = b;
-	int cc = tx_pdu(p, &fr, 1, &blk, 1);
-	bufpool_free(an2r->pool, b);   /* given back at its TX report */
+	int cc = tx_pdu(r, p, &fr, 1, &blk, 1);
+	bufpool_free(r->pool, b);   /* given back at its TX report */
 	return cc;
 }
 
 /* Bytes of area a message needs besides its own area fragments (headers and copies). */
-static size_t bytes_to_copy(const struct msg *m)
+static size_t bytes_to_copy(const struct fp_route *r, const struct msg *m)
 {
 	size_t n = 0;
 	for (const struct frag *f = m->head; f; f = f->next)
-		if (!f->mem || !bufpool_owns(an2r->pool, f->mem))
+		if (!f->mem || !bufpool_owns(r->pool, f->mem))
 			n += f->len + POOL_MIN_BLOCK;
 	return n + (msg_length(m) / PDU_MAX_DATA + 1) * POOL_MIN_BLOCK;
 }
 
 /* Header block + pieces of the message's fragments, as they lie in the area (zero copy);
  * pieces outside the area (in-place data, malloc'd fragments) are copied into a block. */
-static int tx_gathered(struct peer *p, const struct msg *m)
+static int tx_gathered(struct fp_route *r, struct peer *p, const struct msg *m)
 {
 	uint32_t total = (uint32_t)msg_length(m), left = total;
 	const struct frag *f = m->head;
@@ -149,12 +150,12 @@ static int tx_gathered(struct peer *p, const struct msg *m)
 		struct an2_frag fr[AN2_MAX_FRAGS];
 		void *blocks[AN2_MAX_FRAGS], *copies[AN2_MAX_FRAGS];
 		unsigned n = 0, ncopies = 0;
-		char *h = tx_block(PDU_HDR_LEN);
+		char *h = tx_block(r, PDU_HDR_LEN);
 		if (!h)
 			return -1;
 		copies[ncopies++] = h;
 		blocks[n] = h;
-		fr[n++] = (struct an2_frag){ bufpool_offset(an2r->pool, h), PDU_HDR_LEN };
+		fr[n++] = (struct an2_frag){ bufpool_offset(r->pool, h), PDU_HDR_LEN };
 		uint32_t room = PDU_MAX_DATA, pdu_data = 0;
 		int cc = 0;
 		while (n < AN2_MAX_FRAGS && room > 0 && f) {
@@ -166,8 +167,8 @@ static int tx_gathered(struct peer *p, const struct msg *m)
 			uint32_t len = (uint32_t)(f->len - off) < room ? (uint32_t)(f->len - off) : room;
 			const char *src = f->data + off;
 			void *blk = f->mem;
-			if (!f->mem || !bufpool_owns(an2r->pool, f->mem)) {
-				blk = tx_block(len);
+			if (!f->mem || !bufpool_owns(r->pool, f->mem)) {
+				blk = tx_block(r, len);
 				if (!blk) {
 					cc = -1;
 					break;
@@ -177,7 +178,7 @@ static int tx_gathered(struct peer *p, const struct msg *m)
 				copies[ncopies++] = blk;
 			}
 			blocks[n] = blk;
-			fr[n++] = (struct an2_frag){ bufpool_offset(an2r->pool, src), len };
+			fr[n++] = (struct an2_frag){ bufpool_offset(r->pool, src), len };
 			off += len;
 			room -= len;
 			pdu_data += len;
@@ -187,41 +188,41 @@ static int tx_gathered(struct peer *p, const struct msg *m)
 			fill_hdr((struct pdu_hdr *)h, p, m,
 			         (first ? PDU_SOM : 0) | (left ? 0 : PDU_EOM), total);
 			first = 0;
-			cc = tx_pdu(p, fr, n, blocks, n);
+			cc = tx_pdu(r, p, fr, n, blocks, n);
 		}
 		for (unsigned i = 0; i < ncopies; i++)
-			bufpool_free(an2r->pool, copies[i]);   /* given back at the TX report */
+			bufpool_free(r->pool, copies[i]);   /* given back at the TX report */
 		if (cc)
 			return cc;
 	}
 	return 0;
 }
 
-int an2_send_msg(struct peer *p, struct msg *m)
+int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m)
 {
 	size_t len = msg_length(m);
 	/* room for headers and copies, or the daemon route (nothing sent yet: order is kept by
 	 * the note the caller sends) */
-	while (bufpool_free_bytes(an2r->pool) < bytes_to_copy(m) + POOL_MAX_BLOCK) {
-		if (an2r->tx_inflight == 0)
+	while (bufpool_free_bytes(r->pool) < bytes_to_copy(r, m) + POOL_MAX_BLOCK) {
+		if (r->tx_inflight == 0)
 			return 1;
-		int cc = an2_route_progress(&an2r->route);
+		int cc = fp_route_progress(&r->route);
 		if (cc < 0)
 			return cc;
-		if (!an2r->active || p->state != PEER_OPEN)
+		if (!r->active || p->state != PEER_OPEN)
 			return 1;
 		sched_yield();
 	}
-	int cc = len <= RX_COPY_MAX ? tx_copied(p, m) : tx_gathered(p, m);
-	if (cc < 0 && an2r->active && p->state == PEER_OPEN)
-		an2_peer_fail(p, "buffer area exhausted in mid-message", 1);
+	int cc = len <= RX_COPY_MAX ? tx_copied(r, p, m) : tx_gathered(r, p, m);
+	if (cc < 0 && r->active && p->state == PEER_OPEN)
+		fp_peer_fail(r, p, "buffer area exhausted in mid-message", 1);
 	if (cc == 0)
 		p->an2_sent++;
 	return cc == 0 ? 0 : 1;   /* a message that did not go whole takes the daemon route */
 }
 
 
-int an2_tx_init(struct an2_route *r, uint32_t slots)
+int fp_tx_init(struct fp_route *r, uint32_t slots)
 {
 	r->tx_recs = calloc(slots, sizeof *r->tx_recs);
 	if (!r->tx_recs)
@@ -235,7 +236,7 @@ int an2_tx_init(struct an2_route *r, uint32_t slots)
 	return 0;
 }
 
-void an2_tx_hand_over(struct an2_route *r)
+void fp_tx_hand_over(struct fp_route *r)
 {
 	for (uint32_t i = 0; r->tx_recs && i < r->tx_slots; i++)
 		for (unsigned b = 0; b < r->tx_recs[i].nblocks; b++)

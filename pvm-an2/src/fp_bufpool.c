@@ -1,6 +1,7 @@
-/* A buddy allocator over the AN2 buffer area, so that packing writes into DMA-able memory.
- * Book-keeping lives outside the area (the controller writes into it; we never trust it). */
-#include "an2_bufpool.h"
+/* fp_bufpool.c — the AN2 route's buffer area as fragment memory (a buddy allocator). */
+/* Packing writes into DMA-able memory. Book-keeping lives outside the area (the controller
+ * writes into it; we never trust it). */
+#include "fp_bufpool.h"
 
 #include <stdlib.h>
 #include <string.h>

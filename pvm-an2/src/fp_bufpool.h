@@ -1,6 +1,6 @@
-/* The AN2 buffer area as fragment memory: a buddy allocator over the task's DMA-able area. */
-#ifndef AN2PVM_BUFPOOL_H
-#define AN2PVM_BUFPOOL_H
+/* fp_bufpool.h — the AN2 route's buffer area as fragment memory (a buddy allocator). */
+#ifndef AN2PVM_FP_BUFPOOL_H
+#define AN2PVM_FP_BUFPOOL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,24 +1,24 @@
-/* route_an2.h — the AN2 route's internal state (the endpoint, the peers, transmit and wait
- * state) and the functions its files share: an2_route.c (life, operations table), an2_peers.c,
- * an2_negotiate.c, an2_tx.c, an2_rx.c, an2_order.c, an2_wait.c. See README.md, "The AN2 fast
- * path". */
-#ifndef AN2PVM_ROUTE_AN2_H
-#define AN2PVM_ROUTE_AN2_H
+/* fp_route.h — the AN2 route's internal state and the functions its files share. */
+/* The endpoint, the peers, transmit and wait state; fp_route.c (life, operations table),
+ * fp_peers.c, fp_negotiate.c, fp_tx.c, fp_rx.c, fp_order.c, fp_wait.c. See README.md, "The
+ * AN2 fast path". */
+#ifndef AN2PVM_FP_ROUTE_H
+#define AN2PVM_FP_ROUTE_H
 
 #include <an2.h>
 #include <stdint.h>
 
-#include "an2_bufpool.h"
+#include "fp_bufpool.h"
 #include "an2pvm.h"
 
 /* The reserved system context of the fast path's messages over the daemon route. */
-#define AN2_CTX SYSCTX_RS4
-#define AN2_TAG_REQ  1   /* "open a VC to me; my AN2 stream to you starts here": [endpoint id] */
-#define AN2_TAG_NAK  2   /* "I cannot": the asker falls back to the daemon route */
-#define AN2_TAG_NOTE 3   /* "my next daemon-route message follows my AN2 message #n": [n] */
+#define FP_CTX SYSCTX_RS4
+#define FP_TAG_REQ  1   /* "open a VC to me; my AN2 stream to you starts here": [endpoint id] */
+#define FP_TAG_NAK  2   /* "I cannot": the asker falls back to the daemon route */
+#define FP_TAG_NOTE 3   /* "my next daemon-route message follows my AN2 message #n": [n] */
 
 /* The header in front of every PDU (native byte order: both ends share one host). */
-#define AN2_MAGIC 0xa2
+#define FP_PDU_MAGIC 0xa2
 enum pdu_kind { PDU_DATA = 1 };
 #define PDU_SOM 1
 #define PDU_EOM 2
@@ -77,8 +77,6 @@ struct peer {
 	struct held *xh_head, *xh_tail;   /* PvmTaskExit notices about it, waiting for the end of
 	                                   * its AN2 stream (PEER_GONE) */
 	long long exit_wait_us;           /* since then, when the last of its PDUs came */
-	int cancel_acks, cancel_tag, cancel_ctx;   /* pvm_notify cancels: the pvmd answers each
-	                                            * with a notice (tag, ctx) while it lives */
 	/* reassembly */
 	struct msg *partial;
 	uint32_t partial_left;
@@ -93,9 +91,12 @@ struct tx_rec {
 	int next_free;
 };
 
-struct an2_route {
-	struct route route;      /* first: the core's handle is this struct */
-	an2_ep *ep;
+struct fp_route {
+	struct route route;      /* first: the core's handle is this struct (fp_of) */
+	an2_ep *ep;              /* NULL: the fast path is off or unavailable (the route only
+	                          * declines peers' requests and passes every message on) */
+	struct route_keep *keep; /* routes.c's, for this kind of route: where a closed route's
+	                          * area lingers, and the once-per-process log lines */
 	struct bufpool *pool;
 	const struct frag_allocator *old_alloc;
 	struct peer *peers[64];
@@ -108,71 +109,76 @@ struct an2_route {
 	int errors_pending;
 	int exit_notices_held;   /* peers with PvmTaskExit notices held */
 	int quiesced;
-	int delivered;           /* messages an2_order.c put on the queue (progress' count) */
-	struct an2_route *next_lingering;   /* closed routes whose area is still in use */
-	/* transmit (an2_tx.c) */
+	int delivered;           /* messages fp_order.c put on the queue (progress' count) */
+	struct fp_route *next_lingering;   /* in keep->lingering once closed */
+	/* transmit (fp_tx.c) */
 	struct tx_rec *tx_recs;  /* tx_slots records, by descriptor cookie - 1 */
 	uint32_t tx_slots;
 	int tx_free, tx_inflight;
-	/* waiting (an2_wait.c) */
+	/* waiting (fp_wait.c) */
 	long long idle_since_us, last_daemon_us;
 	int slept;   /* we slept during this wait: after a wake-up that brought no message
 	              * (a report on the way), sleep again soon rather than yield 3 ms */
 	int hinted;  /* we told the controller we poll (an2_yield) since the last wait_over */
 };
 
-/* The one AN2 route of this process: NULL when the fast path is off or unavailable. */
-extern struct an2_route *an2r;
+/* The AN2 route behind the core's handle. */
+static inline struct fp_route *fp_of(struct route *t)
+{
+	return (struct fp_route *)t;
+}
 
-long long an2_now_us(void);
-struct peer *peer_find(int tid);
-struct peer *peer_get(int tid);     /* creates; NULL when out of memory */
+/* fp_peers.c */
+long long fp_now_us(void);
+struct peer *fp_peer_find(struct fp_route *r, int tid);
+struct peer *fp_peer_get(struct fp_route *r, int tid);   /* creates; NULL when out of memory */
+int fp_route_peer_failed(struct route *t, int tid);      /* route_ops peer_failed */
 
-/* an2_negotiate.c */
+/* fp_negotiate.c */
 /* The peer, with a VC open or being opened, when a message to tid may use AN2; NULL for
  * the daemon route. Starts negotiation on the first message to a fast-path task. */
-struct peer *an2_negotiate_for_send(int tid);
-int an2_handle_daemon_ctl(struct msg *m);   /* a message in AN2_CTX: consumed */
-int an2_poll_vc_answers(void);
-void an2_vc_opened(struct peer *p, const struct an2_vc_info *vi);
+struct peer *fp_negotiate_for_send(struct fp_route *r, int tid);
+int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m);   /* in FP_CTX: consumed */
+int fp_poll_vc_answers(struct fp_route *r);
+void fp_vc_opened(struct fp_route *r, struct peer *p, const struct an2_vc_info *vi);
 /* The pair stops using AN2 (error or gone): logs, closes the VC, releases held messages. */
-void an2_peer_fail(struct peer *p, const char *why, int error);
+void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why, int error);
 
-/* an2_order.c */
+/* fp_order.c */
 /* A complete message arrived over AN2 from p (hdr: its first PDU's header). */
-void an2_order_an2_arrival(struct peer *p, struct msg *m, const struct pdu_hdr *hdr);
+void fp_order_an2_arrival(struct fp_route *r, struct peer *p, struct msg *m,
+                          const struct pdu_hdr *hdr);
 /* Delivers everything that may go now; force: everything (the pair failed). */
-void an2_order_release(struct peer *p, int force);
+void fp_order_release(struct fp_route *r, struct peer *p, int force);
 /* Exit notices held while the peer's stream stood still for 10 s go (logged). */
-void an2_order_exit_notices_check(void);
+void fp_order_exit_notices_check(struct fp_route *r);
+int fp_order_delivered(struct fp_route *r);   /* messages put on the queue since the last call */
 
-int an2_order_delivered(void);   /* messages put on the queue since the last call */
+/* fp_order.c: route_ops send, carries, filter, recv_error */
+int fp_route_send(struct route *t, struct msg *m);
+int fp_route_carries(struct route *t, int tid);
+int fp_route_filter(struct route *t, struct msg *m);
+int fp_route_recv_error(struct route *t, int tid);
 
-/* an2_order.c: route_ops send, carries, filter, recv_error, notify_cancelled */
-int an2_route_send(struct route *t, struct msg *m);
-int an2_route_carries(struct route *t, int tid);
-int an2_route_filter(struct route *t, struct msg *m);
-int an2_route_recv_error(struct route *t, int tid);
-void an2_route_notify_cancelled(struct route *t, int tag, int ctx, const int *tids, int count);
-
-/* an2_tx.c */
-int an2_tx_init(struct an2_route *r, uint32_t slots);   /* 0, or -1 out of memory */
-int an2_send_msg(struct peer *p, struct msg *m);   /* 0, 1 = use the daemon route, < 0 */
-void an2_tx_complete(uint64_t cookie);             /* a TX report: its blocks come back */
+/* fp_tx.c */
+int fp_tx_init(struct fp_route *r, uint32_t slots);   /* 0, or -1 out of memory */
+/* 0, 1 = use the daemon route, < 0 */
+int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m);
+void fp_tx_complete(struct fp_route *r, uint64_t cookie);   /* a TX report: blocks come back */
 /* Closing: what is still queued is an2d's to send, its blocks no longer ours to wait for. */
-void an2_tx_hand_over(struct an2_route *r);
+void fp_tx_hand_over(struct fp_route *r);
 
-/* an2_rx.c: route_ops progress and pollfds */
-int an2_post_rx(struct peer *p);
-int an2_route_progress(struct route *t);
-int an2_route_pollfds(struct route *t, struct pollfd *fds, int max);
+/* fp_rx.c: route_ops progress and pollfds */
+int fp_post_rx(struct fp_route *r, struct peer *p);
+int fp_route_progress(struct route *t);
+int fp_route_pollfds(struct route *t, struct pollfd *fds, int max);
 
-/* an2_wait.c: route_ops others_due, poll_ms_max, idle, woke, busy, wait_over */
-int an2_wait_others_due(struct route *t, int ready);
-int an2_wait_poll_ms_max(struct route *t);
-int an2_wait_idle(struct route *t, long long deadline_us, int *look);
-void an2_wait_woke(struct route *t);
-void an2_wait_busy(struct route *t);
-void an2_wait_over(struct route *t);
+/* fp_wait.c: route_ops others_due, poll_ms_max, idle, woke, busy, wait_over */
+int fp_wait_others_due(struct route *t, int ready);
+int fp_wait_poll_ms_max(struct route *t);
+int fp_wait_idle(struct route *t, long long deadline_us, int *look);
+void fp_wait_woke(struct route *t);
+void fp_wait_busy(struct route *t);
+void fp_wait_over(struct route *t);
 
 #endif

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# part2_check built against Debian's libpvm3 and against libpvm3-an2 must print the same
+# pvm_interop_services: the PVM services beyond messaging answer as Debian's libpvm3 does.
+# services_check built against Debian's libpvm3 and against libpvm3-an2 must print the same
 # (task ids normalised): message handlers, pvm_insert/lookup/delete, catchout, hostsync,
 # getfds, getnoresets, export, hoster/tasker/rm registration; then pvm_start_pvmd, each
 # library starting the pvmd itself.
@@ -11,8 +12,8 @@ normalize() { sed -E 's/t[0-9a-f]{5,}/tX/g'; }
 	source "$here/pvmd_env.sh"
 	pvm_env_start "$bindir"
 	for lib in deb an2; do
-		timeout 60 "$bindir/part2_check-$lib" >"$PVM_WORK/$lib.raw" 2>"$PVM_WORK/$lib.err" \
-			|| { cat "$PVM_WORK/$lib.raw" "$PVM_WORK/$lib.err" >&2; pvm_env_fail "part2_check-$lib failed"; }
+		timeout 60 "$bindir/services_check-$lib" >"$PVM_WORK/$lib.raw" 2>"$PVM_WORK/$lib.err" \
+			|| { cat "$PVM_WORK/$lib.raw" "$PVM_WORK/$lib.err" >&2; pvm_env_fail "services_check-$lib failed"; }
 		normalize < "$PVM_WORK/$lib.raw" > "$PVM_WORK/$lib.out"
 		# a resource manager last: the pvmd sends it the spawn requests afterwards
 	done
@@ -20,7 +21,7 @@ normalize() { sed -E 's/t[0-9a-f]{5,}/tX/g'; }
 		pvm_env_fail "libpvm3-an2 answers differently from Debian's libpvm3 (< Debian, > ours)"
 	fi
 	out=$PVM_WORK/an2.out
-	[ -n "${PART2_SHOW:-}" ] && cat "$out" "$PVM_WORK/an2.err" >&2
+	[ -n "${SERVICES_SHOW:-}" ] && cat "$out" "$PVM_WORK/an2.err" >&2
 	for want in 'handler ran 1 time(s), got 21, answered 42 (recv 1)' \
 		'exit notification handled 1, queued 0' 'lookup 3: 3 data 7' 'delmhf 0, again -32, bad -2, far -32' 'ours kept 1' '[tX] line two' \
 		'[tX] no newline' '[tX] EOF' 'getnoresets after PvmNoReset 0 count 1 me 1' \
@@ -31,10 +32,10 @@ normalize() { sed -E 's/t[0-9a-f]{5,}/tX/g'; }
 	# a tasker: the pvmd has it start the task another task spawns (SM_STTASK), it reports
 	# the exit (SM_TASKX) and unregisters
 	for lib in deb an2; do
-		timeout 30 "$bindir/part2_check-$lib" tasker > "$PVM_WORK/tasker-$lib" 2>&1 &
+		timeout 30 "$bindir/services_check-$lib" tasker > "$PVM_WORK/tasker-$lib" 2>&1 &
 		tasker=$!
 		for i in $(seq 100); do grep -q reg_tasker "$PVM_WORK/tasker-$lib" && break; sleep 0.05; done
-		timeout 30 "$bindir/part2_check-$lib" spawnq > "$PVM_WORK/spawnq-$lib" 2>&1 \
+		timeout 30 "$bindir/services_check-$lib" spawnq > "$PVM_WORK/spawnq-$lib" 2>&1 \
 			|| pvm_env_fail "$lib: spawn through the tasker failed"
 		wait "$tasker" || pvm_env_fail "$lib: tasker failed: $(cat "$PVM_WORK/tasker-$lib")"
 		cat "$PVM_WORK/spawnq-$lib" >> "$PVM_WORK/tasker-$lib"
@@ -47,7 +48,7 @@ normalize() { sed -E 's/t[0-9a-f]{5,}/tX/g'; }
 		grep -qF -- "$want" "$PVM_WORK/tasker-an2" || pvm_env_fail "tasker run lacks: $want"
 	done
 	cat "$PVM_WORK/tasker-an2"
-	"$bindir/part2_check-an2" an2only > "$PVM_WORK/tracer.out" 2>&1
+	"$bindir/services_check-an2" an2only > "$PVM_WORK/tracer.out" 2>&1
 	grep -q "^reg_tracer -24$" "$PVM_WORK/tracer.out" || pvm_env_fail "pvm_reg_tracer should answer PvmNotImpl"
 	grep -q "^gettmask -24 settmask -24$" "$PVM_WORK/tracer.out" || pvm_env_fail "trace masks should answer PvmNotImpl"
 	grep -q "^setmwid 0 getmwid 1234 bad -2$" "$PVM_WORK/tracer.out" || pvm_env_fail "pvm_setmwid/getmwid"
@@ -58,7 +59,7 @@ for lib in deb an2; do
 	(
 		source "$here/pvmd_env.sh"
 		pvm_env_start "$bindir"
-		timeout 30 "$bindir/part2_check-$lib" rm > "$PVM_WORK/rm.out" 2>&1 || { cat "$PVM_WORK/rm.out" >&2; pvm_env_fail "$lib: rm run failed"; }
+		timeout 30 "$bindir/services_check-$lib" rm > "$PVM_WORK/rm.out" 2>&1 || { cat "$PVM_WORK/rm.out" >&2; pvm_env_fail "$lib: rm run failed"; }
 		grep -q '^reg_rm 0 host 1 name 1, listed 1$' "$PVM_WORK/rm.out" || { cat "$PVM_WORK/rm.out" >&2; pvm_env_fail "$lib: pvm_reg_rm"; }
 		echo "ok: $lib pvm_reg_rm"
 	)
@@ -74,7 +75,7 @@ for lib in deb an2; do
 		rm -f "$PVM_TMP"/pvmd.* "$PVM_TMP"/pvml.*   # the helper's pvmd is gone: no trace of it
 		PVM_ENV_STOCK_SOCKETS=1   # Debian's library leaves its pvmtmp socket names behind
 		rc=0
-		timeout 30 "$bindir/part2_check-$lib" start "$PVM_TMP/hostfile" > "$PVM_WORK/start.out" 2>&1 || rc=$?
+		timeout 30 "$bindir/services_check-$lib" start "$PVM_TMP/hostfile" > "$PVM_WORK/start.out" 2>&1 || rc=$?
 		[ "$rc" -eq 0 ] || [ "$rc" -eq 143 ] || { cat "$PVM_WORK/start.out" >&2; pvm_env_fail "$lib: start_pvmd run: status $rc"; }
 		grep -q '^start_pvmd 0, joined 1$' "$PVM_WORK/start.out" || { cat "$PVM_WORK/start.out" >&2; pvm_env_fail "$lib: pvm_start_pvmd"; }
 		grep -q "^start_pvmd again $(printf '%d' -28)$" "$PVM_WORK/start.out" || { cat "$PVM_WORK/start.out" >&2; pvm_env_fail "$lib: second pvm_start_pvmd"; }

@@ -1,0 +1,221 @@
+/* fp_rx.c — the AN2 route's receive side: posted buffers, reassembly, the report ring. */
+/* Receive buffers posted per VC become a message's fragments; PDUs are reassembled into
+ * messages; the report ring is read without a system call; the loss of an2d. */
+#include "fp_route.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fp_post_rx(struct fp_route *r, struct peer *p)
+{
+	uint32_t want = r->rx_slots < RX_POST_MAX ? r->rx_slots : RX_POST_MAX;
+	while (p->state == PEER_OPEN && (uint32_t)p->posted < want) {
+		char *b = bufpool_alloc_area(r->pool, POOL_MAX_BLOCK);
+		if (!b)
+			return p->posted ? 0 : -1;
+		uint32_t off = bufpool_offset(r->pool, b);
+		struct an2_frag fr = { off + FRAG_HEADROOM - PDU_HDR_LEN, RX_BUF_LEN };
+		int rc = an2_post_recv(r->ep, (uint16_t)p->vc, &fr, 1, (uint64_t)off + 1);
+		if (rc != 0) {
+			bufpool_free(r->pool, b);
+			return rc == -EAGAIN ? 0 : rc;
+		}
+		p->posted++;
+	}
+	return 0;
+}
+
+static void protocol_error(struct fp_route *r, struct peer *p, const char *what)
+{
+	fp_peer_fail(r, p, what, 1);
+}
+
+/* One good PDU in block b (len bytes from the header on). Takes the block. */
+static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t len)
+{
+	struct pdu_hdr h;
+	if (len < PDU_HDR_LEN) {
+		bufpool_free(r->pool, b);
+		protocol_error(r, p, "PDU shorter than its header");
+		return;
+	}
+	memcpy(&h, b + FRAG_HEADROOM - PDU_HDR_LEN, sizeof h);
+	uint32_t dl = len - PDU_HDR_LEN;
+	if (h.magic != FP_PDU_MAGIC || h.kind != PDU_DATA) {
+		bufpool_free(r->pool, b);
+		protocol_error(r, p, "PDU with a bad header");
+		return;
+	}
+	p->rx_pdus++;
+	if (p->xh_head)
+		p->exit_wait_us = fp_now_us();   /* its stream still moves: its exit notice waits */
+	if (h.flags & PDU_SOM) {
+		if (p->partial || h.msg_len > (1u << 30)) {
+			bufpool_free(r->pool, b);
+			protocol_error(r, p, p->partial ? "message started inside another" : "message too long");
+			return;
+		}
+		p->partial = msg_new(h.enc);
+		if (!p->partial) {
+			bufpool_free(r->pool, b);
+			protocol_error(r, p, "out of memory");
+			return;
+		}
+		p->partial->tag = h.tag;
+		p->partial->ctx = h.ctx;
+		p->partial->wid = h.wid;
+		p->partial->src = p->tid;
+		p->partial->dst = lpvm.mytid;
+		p->partial_left = h.msg_len;
+		p->partial_hdr = h;
+	} else if (!p->partial || h.an2_index != p->partial_hdr.an2_index) {
+		bufpool_free(r->pool, b);
+		protocol_error(r, p, "PDU of no message");
+		return;
+	}
+	if (dl > p->partial_left) {
+		bufpool_free(r->pool, b);
+		protocol_error(r, p, "message longer than announced");
+		return;
+	}
+	if (dl > 0) {
+		struct frag *f;
+		if (dl <= RX_COPY_MAX || bufpool_free_bytes(r->pool) < POOL_RESERVE) {
+			/* copy out, so that the buffer goes back to the ring (small PDUs, or an
+			 * application that keeps many messages) */
+			f = calloc(1, sizeof *f);   /* plain memory: it is never transmitted */
+			char *mem = f ? malloc(FRAG_HEADROOM + dl) : NULL;
+			if (mem) {
+				f->mem = mem;
+				f->mem_size = FRAG_HEADROOM + dl;
+				f->owner = bufpool_allocator(r->pool);   /* frees what is not its own */
+				f->data = mem + FRAG_HEADROOM;
+				f->len = f->cap = dl;
+				memcpy(f->data, b + FRAG_HEADROOM, dl);
+			} else {
+				free(f);
+				f = NULL;
+			}
+			bufpool_free(r->pool, b);
+		} else {
+			f = calloc(1, sizeof *f);   /* the receive buffer itself becomes the fragment */
+			if (f) {
+				f->mem = b;
+				f->mem_size = POOL_MAX_BLOCK;
+				f->owner = bufpool_allocator(r->pool);
+				f->data = b + FRAG_HEADROOM;
+				f->len = f->cap = dl;
+			} else {
+				bufpool_free(r->pool, b);
+			}
+		}
+		if (!f) {
+			protocol_error(r, p, "out of memory");
+			return;
+		}
+		msg_append_frag(p->partial, f);
+		p->partial_left -= dl;
+	} else {
+		bufpool_free(r->pool, b);
+	}
+	if (!(h.flags & PDU_EOM))
+		return;
+	if (p->partial_left) {
+		protocol_error(r, p, "message shorter than announced");
+		return;
+	}
+	struct msg *m = p->partial;
+	p->partial = NULL;
+	m->mode = MODE_NONE;
+	fp_order_an2_arrival(r, p, m, &p->partial_hdr);
+}
+
+static void report(struct fp_route *r, const struct an2_report *rep)
+{
+	if (rep->kind == AN2_REPORT_TX) {
+		fp_tx_complete(r, rep->cookie);
+		return;
+	}
+	struct peer *p = rep->vc < r->max_vcs ? r->vc_peer[rep->vc] : NULL;
+	if (rep->kind == AN2_REPORT_VC) {
+		/* an2d reports the peer's end gone after every cell it sent has arrived: in the
+		 * middle of a message it died and the message is lost. Between messages (it left,
+		 * or was killed while idle) nothing is lost: the pair falls back quietly, and
+		 * PvmTaskExit tells the application as with stock PVM. */
+		int died = p && p->partial;
+		if (p && rep->status == AN2_STATUS_PEER_GONE)
+			fp_peer_fail(r, p, died ? "the peer's end vanished" : NULL, died);
+		return;
+	}
+	uint64_t off = rep->cookie - 1;
+	if (rep->cookie == 0 || off + POOL_MAX_BLOCK > an2_buf_size(r->ep))
+		return;   /* not a buffer of ours: the controller is not trusted */
+	char *b = (char *)an2_buf_base(r->ep) + off;
+	if (!p) {
+		bufpool_free(r->pool, b);
+		return;
+	}
+	p->posted--;
+	if (rep->status == AN2_STATUS_OK && rep->length <= RX_BUF_LEN) {
+		pdu_arrived(r, p, b, rep->length);
+	} else {
+		bufpool_free(r->pool, b);
+		if (rep->status != AN2_STATUS_ABORTED && p->state == PEER_OPEN)
+			protocol_error(r, p, rep->status == AN2_STATUS_OK ? "PDU overflows its buffer"
+			                                                  : an2_status_str(rep->status));
+	}
+	if (p->state == PEER_OPEN)
+		fp_post_rx(r, p);
+}
+
+/* an2d vanished: every pair goes back to the daemon route with an error. */
+static void route_gone(struct fp_route *r, const char *why)
+{
+	if (r->gone)
+		return;
+	lpvm_log("AN2 fast path: an2d gone (%s): every peer back to the daemon route", why);
+	r->gone = 1;
+	for (int i = 0; i < 64; i++)
+		for (struct peer *p = r->peers[i]; p; p = p->next)
+			if (p->state == PEER_OPEN || p->state == PEER_PENDING)
+				fp_peer_fail(r, p, "an2d vanished", 1);
+	r->active = 0;
+}
+
+int fp_route_progress(struct route *t)
+{
+	struct fp_route *r = fp_of(t);
+	if (!r->ep || r->gone)
+		return 0;
+	struct an2_report reps[32];
+	int n, total = 0;
+	while ((n = an2_poll(r->ep, reps, 32)) > 0) {
+		for (int i = 0; i < n; i++)
+			report(r, &reps[i]);
+		total += n;
+		if (total >= 256)
+			break;
+	}
+	if (r->exit_notices_held)
+		fp_order_exit_notices_check(r);
+	/* (ready & 2: the core's poll() found an2d's socket, fp_route_pollfds' fds[1], ready) */
+	if (r->pending_opens || r->check_ctl || (r->route.ready & 2)) {
+		r->check_ctl = 0;
+		int cc = fp_poll_vc_answers(r);
+		if (cc == -ECONNRESET || cc == -EPIPE || cc == -EPROTO)
+			route_gone(r, an2_strerror(cc));
+	}
+	return fp_order_delivered(r);
+}
+
+int fp_route_pollfds(struct route *t, struct pollfd *fds, int max)
+{
+	struct fp_route *r = fp_of(t);
+	if (!r->ep || r->gone || max < 2)
+		return 0;
+	fds[0] = (struct pollfd){ .fd = an2_irq_fd(r->ep), .events = POLLIN };
+	fds[1] = (struct pollfd){ .fd = an2_ctl_fd(r->ep), .events = POLLIN };
+	return 2;
+}
+
