@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define RETRY_LOOKUP_US 20000    /* a task not (yet) registered is looked up again after this */
+#define RETRY_LOOKUP_US 20000    /* a task not (yet) registered is looked up again after this; */
+#define RETRY_REMOTE_US 2000000  /* on another host this, as asking the fabric takes a while */
 #define SETUP_WAIT_US 5000       /* the first message waits this long for the VC, then goes
                                   * by the daemon route (a peer busy elsewhere answers late) */
 
@@ -54,9 +56,16 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid)
 		uint32_t id = 0;
 		int rc = an2_lookup_name(r->ep, (uint32_t)tid, &id);
 		if (rc != 0) {
-			/* not a fast-path task (or not yet registered): never sent anything of ours */
+			/* not a fast-path task (or not yet registered, or its host is not on our
+			 * fabric): never sent anything of ours */
+			bool remote = (tid & TIDHOST) != (lpvm.mytid & TIDHOST);
 			p->state = PEER_NO_AN2;
-			p->retry_at_ms = fp_now_us() + RETRY_LOOKUP_US;
+			p->retry_at_ms = fp_now_us() + (remote ? RETRY_REMOTE_US : RETRY_LOOKUP_US);
+			if (remote && !r->said_remote) {
+				r->said_remote = 1;
+				lpvm_log("AN2 fast path: t%x, on another host, is not reachable over AN2 "
+				         "(%s): daemon route (said once)", (unsigned)tid, an2_strerror(rc));
+			}
 			return NULL;
 		}
 		p->ep_id = id;

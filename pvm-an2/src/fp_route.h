@@ -17,7 +17,7 @@
 #define FP_TAG_NAK  2   /* "I cannot": the asker falls back to the daemon route */
 #define FP_TAG_NOTE 3   /* "my next daemon-route message follows my AN2 message #n": [n] */
 
-/* The header in front of every PDU (native byte order: both ends share one host). */
+/* The header in front of every PDU, in network byte order (the ends may be on two hosts). */
 #define FP_PDU_MAGIC 0xa2
 enum pdu_kind { PDU_DATA = 1 };
 #define PDU_SOM 1
@@ -120,6 +120,7 @@ struct fp_route {
 	int slept;   /* we slept during this wait: after a wake-up that brought no message
 	              * (a report on the way), sleep again soon rather than yield 3 ms */
 	int hinted;  /* we told the controller we poll (an2_yield) since the last wait_over */
+	int said_remote;          /* logged that a peer on another host is not on our fabric */
 };
 
 /* The AN2 route behind the core's handle. */

@@ -3,6 +3,8 @@
  * messages; the report ring is read without a system call; the loss of an2d. */
 #include "fp_route.h"
 
+#include <arpa/inet.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,18 @@ static void protocol_error(struct fp_route *r, struct peer *p, const char *what)
 	fp_peer_fail(r, p, what, 1);
 }
 
+/* The header came in network byte order (fp_tx.c). */
+static void hdr_to_host(struct pdu_hdr *h)
+{
+	h->msg_len = ntohl(h->msg_len);
+	h->dmn_before = ntohl(h->dmn_before);
+	h->an2_index = ntohl(h->an2_index);
+	h->enc = (int32_t)ntohl((uint32_t)h->enc);
+	h->tag = (int32_t)ntohl((uint32_t)h->tag);
+	h->ctx = (int32_t)ntohl((uint32_t)h->ctx);
+	h->wid = (int32_t)ntohl((uint32_t)h->wid);
+}
+
 /* One good PDU in block b (len bytes from the header on). Takes the block. */
 static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t len)
 {
@@ -41,6 +55,7 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 		return;
 	}
 	memcpy(&h, b + FRAG_HEADROOM - PDU_HDR_LEN, sizeof h);
+	hdr_to_host(&h);
 	uint32_t dl = len - PDU_HDR_LEN;
 	if (h.magic != FP_PDU_MAGIC || h.kind != PDU_DATA) {
 		bufpool_free(r->pool, b);

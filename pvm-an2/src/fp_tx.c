@@ -3,6 +3,8 @@
  * until its report; waiting for transmit room keeps the pvmd socket drained. */
 #include "fp_route.h"
 
+#include <arpa/inet.h>
+
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -99,13 +101,18 @@ static void *tx_block(struct fp_route *r, size_t size)
 	}
 }
 
+/* The header in network byte order: the peer may be on another host. */
 static void fill_hdr(struct pdu_hdr *h, struct peer *p, const struct msg *m, int flags,
                      uint32_t len)
 {
+	int enc = m->enc == ENC_INPLACE ? lpvm.dsig : m->enc;
 	*h = (struct pdu_hdr){ .magic = FP_PDU_MAGIC, .kind = PDU_DATA, .flags = (uint8_t)flags,
-	                       .msg_len = len, .dmn_before = p->dmn_sent, .an2_index = p->an2_sent,
-	                       .enc = m->enc == ENC_INPLACE ? lpvm.dsig : m->enc, .tag = m->tag,
-	                       .ctx = m->ctx, .wid = m->wid };
+	                       .msg_len = htonl(len), .dmn_before = htonl(p->dmn_sent),
+	                       .an2_index = htonl(p->an2_sent),
+	                       .enc = (int32_t)htonl((uint32_t)enc),
+	                       .tag = (int32_t)htonl((uint32_t)m->tag),
+	                       .ctx = (int32_t)htonl((uint32_t)m->ctx),
+	                       .wid = (int32_t)htonl((uint32_t)m->wid) };
 }
 
 /* A PDU of header + data copied into one block (small messages). */
