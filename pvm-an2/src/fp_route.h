@@ -110,6 +110,7 @@ struct fp_route {
 	int exit_notices_held;   /* peers with PvmTaskExit notices held */
 	int quiesced;
 	int delivered;           /* messages fp_order.c put on the queue (progress' count) */
+	int said_remote;         /* logged that a peer on another host is not on our fabric */
 	struct fp_route *next_lingering;   /* in keep->lingering once closed */
 	/* transmit (fp_tx.c) */
 	struct tx_rec *tx_recs;  /* tx_slots records, by descriptor cookie - 1 */
@@ -120,7 +121,6 @@ struct fp_route {
 	int slept;   /* we slept during this wait: after a wake-up that brought no message
 	              * (a report on the way), sleep again soon rather than yield 3 ms */
 	int hinted;  /* we told the controller we poll (an2_yield) since the last wait_over */
-	int said_remote;          /* logged that a peer on another host is not on our fabric */
 };
 
 /* The AN2 route behind the core's handle. */
