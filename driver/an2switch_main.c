@@ -20,7 +20,6 @@
 #include "an2_link.h"
 #include "an2_netaddr.h"
 #include "an2_switch.h"
-#include "an2_switch_port.h"
 #include "an2d_log.h"
 #include "an2d_rate.h"
 #include "an2switch.h"

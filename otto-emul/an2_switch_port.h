@@ -45,10 +45,6 @@ void an2_switch_send(struct an2_switch *sw, unsigned port, uint16_t vpi, uint16_
  * are discarded, and the receiver's partial reassembly too if it already began. */
 void an2_switch_abort_pdu(struct an2_switch *sw, unsigned port, uint16_t vpi, uint16_t vci);
 
-/* Moves buffered cells on as pacing and the receivers allow. True if any moved. */
-bool an2_switch_poll(struct an2_switch *sw, uint64_t now_ns);
-/* When pacing next lets buffered cells move; UINT64_MAX if none is waiting for the clock. */
-uint64_t an2_switch_next_deadline(const struct an2_switch *sw);
 
 /* Writes cell i of a run (materialised or virtual) with vpi.vci in its header. */
 void cell_run_cell(const struct cell_run *run, uint32_t i, uint16_t vpi, uint16_t vci,

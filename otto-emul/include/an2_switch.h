@@ -2,6 +2,7 @@
 #ifndef AN2_SWITCH_H
 #define AN2_SWITCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Single-threaded, like otto.h: the thread that polls the controllers makes these calls. */
@@ -36,6 +37,11 @@ int an2_switch_route_del(struct an2_switch *sw, unsigned in_port, uint16_t in_vp
 /* Paces the switch -> device direction of one port's link at cells_per_second (0: unpaced),
  * instead of the rate of the config. 0 or -EINVAL. */
 int an2_switch_port_set_rate(struct an2_switch *sw, unsigned port, double cells_per_second);
+
+/* Moves buffered cells on as pacing and the receivers allow. True if any moved. */
+bool an2_switch_poll(struct an2_switch *sw, uint64_t now_ns);
+/* When pacing next lets buffered cells move; UINT64_MAX if none is waiting for the clock. */
+uint64_t an2_switch_next_deadline(const struct an2_switch *sw);
 
 int an2_switch_port_counters(const struct an2_switch *sw, unsigned port,
                              struct an2_port_counters *out);
