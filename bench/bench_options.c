@@ -25,6 +25,8 @@ static void usage(FILE *out, const char *program)
         "  --csv FILE              append rows transport,bytes,reps,one_way_us,MBps,\n"
         "                          one_way_us_min,one_way_us_max,MBps_min,MBps_max,runs\n"
         "  --slave NAME            program to spawn (default: this program's name)\n"
+        "  --host NAME             spawn it on that host of the virtual machine (default:\n"
+        "                          where the pvmd chooses)\n"
         "  --cold                  ping-pong with cold caches: both tasks evict their buffers\n"
         "                          before each exchange, outside the timed section (GAMMA)\n"
         "  --progress              one dot per size (on stdout with --csv, else on stderr)\n"
@@ -69,6 +71,7 @@ int bench_parse_options(int argc, char **argv, struct bench_options *o)
         { "csv", required_argument, 0, 'c' },     { "slave", required_argument, 0, 'S' },
         { "progress", no_argument, 0, 'g' },      { "help", no_argument, 0, 'h' },
         { "cold", no_argument, 0, 'C' },          { "list-sizes", no_argument, 0, 'L' },
+        { "host", required_argument, 0, 'H' },
         { 0, 0, 0, 0 },
     };
     const char *program = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -96,6 +99,7 @@ int bench_parse_options(int argc, char **argv, struct bench_options *o)
         case 'l': o->label = optarg; break;
         case 'c': o->csv_path = optarg; break;
         case 'S': o->slave = optarg; break;
+        case 'H': o->host = optarg; break;
         case 'g': o->progress = 1; break;
         case 'C': o->cold = 1; break;
         case 'L': o->list_sizes = 1; break;

@@ -21,6 +21,7 @@ struct bench_options {
     const char *label;     /* first CSV column */
     const char *csv_path;  /* append CSV rows here; NULL: print a table on stdout */
     const char *slave;     /* program name pvmd spawns (found on its ep= path) */
+    const char *host;      /* spawn it on this host (PvmTaskHost); NULL: where pvmd likes */
     int progress;          /* one dot per size: on stdout with --csv, else stderr */
     int cold;              /* ping-pong with buffers evicted from the caches (GAMMA) */
     int list_sizes;        /* print the sizes and exit */

@@ -185,7 +185,8 @@ done:
 static int spawn_slave(const struct bench_options *o)
 {
     int tid = 0;
-    int count = pvm_spawn((char *)o->slave, NULL, PvmTaskDefault, "", 1, &tid);
+    int count = pvm_spawn((char *)o->slave, NULL, o->host ? PvmTaskHost : PvmTaskDefault,
+                          (char *)(o->host ? o->host : ""), 1, &tid);
     if (count == 1)
         return tid;
     fprintf(stderr, "pvmbench: pvm_spawn(\"%s\") failed with PVM error %d"
