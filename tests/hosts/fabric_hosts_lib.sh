@@ -6,6 +6,7 @@
 #   fh_sock HOST                              HOST's an2d control socket
 #   fh_in HOST CMD...                         runs CMD inside HOST's namespace
 #   fh_up HOST...                             makes the hosts (scripts/hosts.sh)
+#   fh_switch_shows NAME REGEX                waits until the switch's an2stat shows REGEX
 set -euo pipefail
 FH_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FH_SRC=${AN2_SOURCE_DIR:-$(cd "$FH_HERE/../.." && pwd)}
@@ -67,6 +68,16 @@ fh_an2d() {
     FH_HOSTS+=("$host")
     hosts_exec "$host" "$BIN/an2d" -d --socket "$T/$host/an2d.sock" --switch "$sw" \
         --log-file "$T/$host.log" "$@" </dev/null || fail "an2d on $host did not start"
+}
+
+# fh_switch_shows NAME REGEX: waits (up to 5 s) until an2stat --switch for NAME shows REGEX
+fh_switch_shows() {
+    local i
+    for i in $(seq 50); do
+        "$BIN/an2stat" --switch "$T/$1.ctl" 2>/dev/null | grep -q "$2" && return 0
+        sleep 0.1
+    done
+    return 1
 }
 
 # fh_up HOST...: the hosts, with the daemons stopped before they go

@@ -42,11 +42,7 @@ fh_switch s2 swa --id 2
 fh_switch s3 swb --id 3 --trunk swa:7000
 fh_an2d alpha swa:7000
 fh_an2d beta swb:7000
-for i in $(seq 50); do
-    "$BIN/an2stat" --switch "$T/s3.ctl" | grep -q "switch 2 *up" && break
-    sleep 0.1
-done
-"$BIN/an2stat" --switch "$T/s3.ctl" | grep -q "switch 2 *up" || fail "trunk s3 -> s2 not up"
+fh_switch_shows s3 "switch 2 *up" || fail "trunk s3 -> s2 not up"
 fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$(fh_sock beta)" \
     "$TBIN/t_exchange" || fail "exchange through two switches"
 for s in s2 s3; do
@@ -61,11 +57,8 @@ done
 fh_switch s5 swc --id 5 --trunk swb:7000
 fh_an2d alpha swa:7000
 fh_an2d beta swc:7000
-for i in $(seq 50); do
-    "$BIN/an2stat" --switch "$T/s2.ctl" | grep -q "route to switch 5: port [0-9]*, 2 trunks away" && break
-    sleep 0.1
-done
-"$BIN/an2stat" --switch "$T/s2.ctl" | grep "route to switch" || fail "s2 learnt no route to switch 5"
+fh_switch_shows s2 "route to switch 5: port [0-9]*, 2 trunks away" ||
+    fail "s2 learnt no route to switch 5"
 fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$(fh_sock beta)" \
     "$TBIN/t_exchange" || fail "exchange through three switches"
 echo "hosts_sar: ok"
