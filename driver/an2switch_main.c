@@ -297,6 +297,7 @@ struct state {
     struct an2_capture *capture;
     int control_fd;
     uint64_t start_ns;
+    uint64_t accept_paused_until;   /* out of descriptors: not listening until then */
 };
 
 static void link_sig(void *ctx, struct an2_link *link, const struct an2_sig_msg *m)
@@ -405,7 +406,18 @@ static void trunks_connect(struct state *st, uint64_t now)
     }
 }
 
-static void accept_links(struct state *st, int lfd, uint64_t now)
+/* Listening on, or (out of descriptors: the listening sockets would wake us in a loop) not
+ * until a second has passed. */
+static void listen_pause(struct state *st, const int *lfds, bool pause, uint64_t now)
+{
+    for (unsigned i = 0; i < st->o->nlisten; i++) {
+        struct epoll_event ev = {.events = pause ? 0u : EPOLLIN, .data.u64 = EV_LISTEN + i};
+        epoll_ctl(st->epfd, EPOLL_CTL_MOD, lfds[i], &ev);
+    }
+    st->accept_paused_until = pause ? now + 1000000000ull : 0;
+}
+
+static void accept_links(struct state *st, const int *lfds, int lfd, uint64_t now)
 {
     for (int i = 0; i < 16; i++) {
         char err[256];
@@ -415,6 +427,8 @@ static void accept_links(struct state *st, int lfd, uint64_t now)
                 static struct an2d_log_limit limit;
                 an2d_log_limited(&limit, "%s", err);
             }
+            if (errno == EMFILE || errno == ENFILE)
+                listen_pause(st, lfds, true, now);
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EMFILE || errno == ENFILE)
                 return;
             continue;
@@ -464,6 +478,8 @@ static uint64_t next_deadline(const struct state *st, uint64_t now)
             t = st->o->trunks[i].next_try_ns;
     if (st->s.next_advert_ns < t)
         t = st->s.next_advert_ns;
+    if (st->accept_paused_until && st->accept_paused_until < t)
+        t = st->accept_paused_until;
     return t < now ? now : t;
 }
 
@@ -577,7 +593,7 @@ static void run(struct state *st, int sigfd, const int *lfds)
                 if (port < st->s.nports && st->s.links[port])
                     an2_link_service(st->s.links[port], now);
             } else if (tag >= EV_LISTEN) {
-                accept_links(st, lfds[tag - EV_LISTEN], now);
+                accept_links(st, lfds, lfds[tag - EV_LISTEN], now);
             }
         }
         pump(st, now);
@@ -588,6 +604,8 @@ static void run(struct state *st, int sigfd, const int *lfds)
         }
         trunks_connect(st, now);
         an2sw_routes_tick(&st->s, now);
+        if (st->accept_paused_until && now >= st->accept_paused_until)
+            listen_pause(st, lfds, false, now);
         for (unsigned p = 0; p < st->s.nports; p++) {
             struct an2_link *l = st->s.links[p];
             if (!l)
