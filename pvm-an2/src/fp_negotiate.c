@@ -4,6 +4,7 @@
 #include "fp_route.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,21 +52,27 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid)
 	if (p->state == PEER_DEAD)
 		return NULL;
 	if (!p->ep_id) {
+		bool remote = (tid & TIDHOST) != (lpvm.mytid & TIDHOST);
+		if (remote && !(an2_endpoint_id(r->ep) >> 16)) {
+			/* our an2d is on no fabric (an endpoint id carries its host's address) */
+			if (!r->said_remote) {
+				r->said_remote = 1;
+				lpvm_log("AN2 fast path: this host's an2d is not attached to an AN2 "
+				         "switch (an2d --switch): tasks on other hosts are reached "
+				         "through the pvmds");
+			}
+			p->state = PEER_NO_AN2;
+			p->retry_at_ms = LLONG_MAX;
+			return NULL;
+		}
 		if (p->state == PEER_NO_AN2 && fp_now_us() < p->retry_at_ms)
 			return NULL;
 		uint32_t id = 0;
 		int rc = an2_lookup_name(r->ep, (uint32_t)tid, &id);
 		if (rc != 0) {
-			/* not a fast-path task (or not yet registered, or its host is not on our
-			 * fabric): never sent anything of ours */
-			bool remote = (tid & TIDHOST) != (lpvm.mytid & TIDHOST);
+			/* not a fast-path task (or not registered yet): never sent anything of ours */
 			p->state = PEER_NO_AN2;
 			p->retry_at_ms = fp_now_us() + (remote ? RETRY_REMOTE_US : RETRY_LOOKUP_US);
-			if (remote && !r->said_remote) {
-				r->said_remote = 1;
-				lpvm_log("AN2 fast path: t%x, on another host, is not reachable over AN2 "
-				         "(%s): daemon route (said once)", (unsigned)tid, an2_strerror(rc));
-			}
 			return NULL;
 		}
 		p->ep_id = id;

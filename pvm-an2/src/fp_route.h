@@ -110,7 +110,7 @@ struct fp_route {
 	int exit_notices_held;   /* peers with PvmTaskExit notices held */
 	int quiesced;
 	int delivered;           /* messages fp_order.c put on the queue (progress' count) */
-	int said_remote;         /* logged that a peer on another host is not on our fabric */
+	int said_remote;         /* logged that our an2d is on no fabric (other hosts: pvmds) */
 	struct fp_route *next_lingering;   /* in keep->lingering once closed */
 	/* transmit (fp_tx.c) */
 	struct tx_rec *tx_recs;  /* tx_slots records, by descriptor cookie - 1 */
