@@ -1,5 +1,6 @@
 # hosts.sh — sourced by tests and benchmarks: several emulated hosts on this one machine, each a
-# Linux network namespace joined to the others through a bridge namespace, torn down on any exit.
+# Linux network namespace joined to the others through a bridge namespace, torn down on any exit
+# (or, with HOSTS_PERSIST=1, kept until a later hosts_down: see the end of these notes).
 # shellcheck shell=bash
 #
 #   source scripts/hosts.sh
@@ -24,7 +25,8 @@
 #   hosts_on_exit CMD       run CMD (eval'd) before the hosts are torn down, last added first
 #
 # After hosts_up these are set and exported (a child script can source this file and use the
-# functions above on them; only the shell that ran hosts_up may call hosts_down):
+# functions above on them; only the shell that ran hosts_up may call hosts_down, except for
+# a persistent run):
 #   HOSTS_NAMES  "alpha beta gamma"     HOSTS_PREFIX  an2h<pid>-  (namespace = prefix + NAME)
 #   HOSTS_TABLE  one line per host: NAME NAMESPACE IPV4 IPV6 BRIDGE_PORT
 #   HOSTS_NET4   10.82.<octet>.0/24     HOSTS_NET6    fd82:a2:0:<octet>::/64
@@ -75,6 +77,17 @@
 #
 # `bash scripts/hosts.sh --reap` removes what runs whose shell and watchdog both died left
 # (hosts_up does this too before it claims an octet).
+#
+# Hosts that outlive the shell that made them (HOSTS_PERSIST=1, read by hosts_up): no watchdog,
+# no traps, no HOSTS_LIMIT; hosts_reap leaves the run alone once hosts_up has finished (a run
+# whose shell died during hosts_up is reaped as any other). HOSTS_TAG=TEXT (one line) is saved
+# with the run so that its maker finds it again even if it died before it could note
+# HOSTS_STATE. Any later shell (root) then uses it:
+#   hosts_attach DIR        load the run in state directory DIR: HOSTS_* as after hosts_up, so
+#                           hosts_exec, hosts_shape, ... work; hosts_down removes the run
+#   hosts_tagged TAG        print the state directories of persistent runs saved with TAG
+#   hosts_down              in the shell that made them, or after hosts_attach: remove them
+#   bash scripts/hosts.sh --down DIR     the same from the command line
 
 _HOSTS_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 _HOSTS_SIGS=(EXIT INT TERM HUP)
@@ -367,6 +380,7 @@ hosts_reap() {
         owner='' wd=''
         [[ -r $d/owner ]] && owner=$(<"$d/owner")
         [[ -r $d/watchdog ]] && wd=$(<"$d/watchdog")
+        [[ -e $d/persist && -e $d/table ]] && continue # HOSTS_PERSIST: up, meant to outlive its shell
         if [[ -z $owner ]]; then
             age=$(($(date +%s) - $(stat -c %Y "$d" 2>/dev/null || date +%s)))
             ((age < 10)) && continue
@@ -387,7 +401,7 @@ hosts_down() {
         _hosts_restore_traps
         return 0
     fi
-    if [[ ${_HOSTS_OWNER:-} != "$BASHPID" ]]; then
+    if [[ ${_HOSTS_OWNER:-} != "$BASHPID" && ! -e $HOSTS_STATE/persist ]]; then
         _hosts_err "hosts_down: the hosts of $HOSTS_STATE belong to the shell that made them (${_HOSTS_OWNER:-another process})"
         return 1
     fi
@@ -446,6 +460,52 @@ _hosts_watchdog() {
         _hosts_teardown "$dir" # its shell died without tearing down (SIGKILL, a replaced trap)
     fi
     exit 0
+}
+
+# --- hosts that outlive their shell (HOSTS_PERSIST=1) --------------------------------------
+
+# _hosts_save: what hosts_attach needs, into HOSTS_STATE; the table last (it marks the run up).
+_hosts_save() {
+    local d=$HOSTS_STATE
+    printf '%s\n' "$HOSTS_NAMES" >"$d/names" && printf '%s\n' "$HOSTS_NET4" >"$d/net4" &&
+        printf '%s\n' "$HOSTS_NET6" >"$d/net6" && printf '%s\n' "$HOSTS_BRIDGE_NS" >"$d/bridge" &&
+        printf '%s\n' "$HOSTS_TABLE" >"$d/table.tmp" && mv "$d/table.tmp" "$d/table" && return 0
+    _hosts_err "hosts_up: cannot save the run into $d"
+    return 1
+}
+
+# hosts_attach DIR: load the persistent run saved in DIR (a HOSTS_STATE) into this shell.
+hosts_attach() {
+    local dir=${1:?hosts_attach DIR} prefix
+    if [[ -n ${HOSTS_STATE:-} && ${_HOSTS_OWNER:-} == "$BASHPID" ]]; then
+        _hosts_err "hosts_attach: this shell has hosts up already ($HOSTS_NAMES)"
+        return 1
+    fi
+    if [[ ! -d $dir || -L $dir || ! -e $dir/persist || ! -r $dir/table ]] ||
+        [[ $(stat -c %u "$dir") != 0 ]]; then
+        _hosts_err "hosts_attach: $dir is no persistent run of hosts that is up"
+        return 1
+    fi
+    prefix=$(<"$dir/prefix") || return 1
+    _hosts_prefix_ok "$prefix" || { _hosts_err "hosts_attach: $dir: bad prefix '$prefix'"; return 1; }
+    HOSTS_PREFIX=$prefix
+    HOSTS_NAMES=$(<"$dir/names") && HOSTS_TABLE=$(<"$dir/table") &&
+        HOSTS_NET4=$(<"$dir/net4") && HOSTS_NET6=$(<"$dir/net6") &&
+        HOSTS_BRIDGE_NS=$(<"$dir/bridge") || return 1
+    HOSTS_STATE=$dir
+    _HOSTS_OWNER=''
+    export HOSTS_STATE HOSTS_PREFIX HOSTS_NAMES HOSTS_TABLE HOSTS_NET4 HOSTS_NET6 HOSTS_BRIDGE_NS HOSTS_DEV
+}
+
+# hosts_tagged TAG: the state directories of persistent runs saved with HOSTS_TAG=TAG.
+hosts_tagged() {
+    local root=${HOSTS_STATE_ROOT:-/run/an2-hosts} d tag
+    for d in "$root"/net-*; do
+        [[ -r $d/persist ]] || continue
+        tag=$(<"$d/persist") || continue
+        [[ $tag == "${1-}" ]] && printf '%s\n' "$d"
+    done
+    return 0
 }
 
 # --- hosts_up ------------------------------------------------------------------------------
@@ -530,7 +590,7 @@ _hosts_build() { # NAME...: everything inside the namespaces; returns 1 at the f
 }
 
 hosts_up() {
-    local name i octet root=${HOSTS_STATE_ROOT:-/run/an2-hosts} limit=${HOSTS_LIMIT:-3600}
+    local name i octet root=${HOSTS_STATE_ROOT:-/run/an2-hosts} limit=${HOSTS_LIMIT:-3600} persist
     local -A seen=()
     if [[ -n ${HOSTS_STATE:-} && ${_HOSTS_OWNER:-} == "$BASHPID" ]]; then
         _hosts_err "hosts_up: hosts are up already ($HOSTS_NAMES); hosts_down first"
@@ -546,6 +606,11 @@ hosts_up() {
         seen[$name]=1
     done
     [[ $limit =~ ^[1-9][0-9]{0,6}$ ]] || { _hosts_err "HOSTS_LIMIT=$limit: seconds, 1 or more"; return 1; }
+    case ${HOSTS_PERSIST:-0} in
+        0 | 1) persist=${HOSTS_PERSIST:-0} ;;
+        *) _hosts_err "HOSTS_PERSIST=$HOSTS_PERSIST: 0 or 1"; return 1 ;;
+    esac
+    [[ ${HOSTS_TAG:-} != *$'\n'* ]] || { _hosts_err "HOSTS_TAG: one line"; return 1; }
     [[ $(id -u) == 0 ]] || { _hosts_err "hosts_up needs root"; return 1; }
     for i in ip tc setsid unshare sysctl pgrep; do
         command -v "$i" >/dev/null || { _hosts_err "hosts_up needs $i"; return 1; }
@@ -556,31 +621,34 @@ hosts_up() {
     # from here on a failure still tears down what exists
     HOSTS_STATE=$root/net-$octet
     _HOSTS_OWNER=$BASHPID
-    _hosts_install_traps
+    ((persist)) || _hosts_install_traps
     if ! {
         HOSTS_PREFIX=$(_hosts_pick_prefix) &&
             echo "$HOSTS_PREFIX" >"$HOSTS_STATE/prefix" &&
             echo "$limit" >"$HOSTS_STATE/limit" &&
-            echo "$BASHPID" >"$HOSTS_STATE/owner"
+            echo "$BASHPID" >"$HOSTS_STATE/owner" &&
+            { ((persist == 0)) || printf '%s\n' "${HOSTS_TAG:-}" >"$HOSTS_STATE/persist"; }
     }; then
         _hosts_err "hosts_up: cannot set up $HOSTS_STATE"
         hosts_down
         return 1
     fi
-    setsid -f bash "$_HOSTS_LIB" --watchdog "$HOSTS_STATE" </dev/null >/dev/null
-    for ((i = 0; i < 100; i++)); do
-        [[ -e $HOSTS_STATE/watchdog ]] && break
-        _hosts_sleep 0.02
-    done
-    if [[ ! -e $HOSTS_STATE/watchdog ]]; then
-        _hosts_err "hosts_up: the watchdog did not start"
-        hosts_down
-        return 1
+    if ((persist == 0)); then
+        setsid -f bash "$_HOSTS_LIB" --watchdog "$HOSTS_STATE" </dev/null >/dev/null
+        for ((i = 0; i < 100; i++)); do
+            [[ -e $HOSTS_STATE/watchdog ]] && break
+            _hosts_sleep 0.02
+        done
+        if [[ ! -e $HOSTS_STATE/watchdog ]]; then
+            _hosts_err "hosts_up: the watchdog did not start"
+            hosts_down
+            return 1
+        fi
     fi
     HOSTS_NET4=10.82.$octet.0/24
     HOSTS_NET6=fd82:a2:0:$octet::/64
     HOSTS_NAMES="$*"
-    if ! _hosts_build "$@"; then
+    if ! _hosts_build "$@" || { ((persist)) && ! _hosts_save; }; then
         hosts_down
         return 1
     fi
@@ -592,8 +660,9 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
     case ${1:-} in
         --watchdog) _hosts_watchdog "${2:?}" ;;
         --reap) hosts_reap ;;
+        --down) hosts_attach "${2:?--down DIR}" && hosts_down ;;
         *)
-            echo "usage: source ${0##*/} (see its first lines), or: bash ${0##*/} --reap" >&2
+            echo "usage: source ${0##*/} (see its first lines), or: bash ${0##*/} --reap | --down DIR" >&2
             exit 2
             ;;
     esac
