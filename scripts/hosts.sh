@@ -34,7 +34,8 @@
 #   HOSTS_STATE  the run's state directory (/run/an2-hosts/net-<octet>)
 #
 # Settings (environment, read by hosts_up):
-#   HOSTS_LIMIT=3600   seconds; then a watchdog tears everything down and kills the script
+#   HOSTS_LIMIT=3600   seconds (604800 with HOSTS_PERSIST=1); then a watchdog tears everything
+#                      down and kills the script
 #   HOSTS_KILL_WAIT=2  seconds between TERM and KILL for processes left in the namespaces
 #   HOSTS_UTS=1        hosts_exec also gives the command its own UTS namespace whose hostname
 #                      is NAME (so a program that resolves its own hostname finds NAME's address);
@@ -78,11 +79,13 @@
 # `bash scripts/hosts.sh --reap` removes what runs whose shell and watchdog both died left
 # (hosts_up does this too before it claims an octet).
 #
-# Hosts that outlive the shell that made them (HOSTS_PERSIST=1, read by hosts_up): no watchdog,
-# no traps, no HOSTS_LIMIT; hosts_reap leaves the run alone once hosts_up has finished (a run
-# whose shell died during hosts_up is reaped as any other). HOSTS_TAG=TEXT (one line) is saved
-# with the run so that its maker finds it again even if it died before it could note
-# HOSTS_STATE. Any later shell (root) then uses it:
+# Hosts that outlive the shell that made them (HOSTS_PERSIST=1, read by hosts_up): no traps, and
+# once hosts_up has finished the watchdog no longer watches the shell, only HOSTS_LIMIT (default
+# 604800 s, a week, for such a run), at which it tears the hosts down; hosts_reap leaves the run
+# alone (so does an older copy of this file: the watchdog still runs). A run whose shell dies
+# during hosts_up goes as any other. HOSTS_TAG=TEXT (one line) is saved with the run so that its
+# maker finds it again even if it died before it could note HOSTS_STATE. Any later shell (root)
+# then uses it:
 #   hosts_attach DIR        load the run in state directory DIR: HOSTS_* as after hosts_up, so
 #                           hosts_exec, hosts_shape, ... work; hosts_down removes the run
 #   hosts_tagged TAG        print the state directories of persistent runs saved with TAG
@@ -432,10 +435,17 @@ _hosts_watchdog() {
     owner=$(<"$dir/owner") limit=$(<"$dir/limit") || exit 1
     echo "$BASHPID" >"$dir/watchdog.tmp" && mv "$dir/watchdog.tmp" "$dir/watchdog" || exit 1
     deadline=$((SECONDS + limit)) max=$((limit * 4 + 8)) n=0
-    while ((n++ < max && SECONDS < deadline)) && [[ -d $dir ]] && _hosts_alive "$owner"; do
+    # (a persistent run, once up, is watched only for its time limit)
+    while ((n++ < max && SECONDS < deadline)) && [[ -d $dir ]] &&
+        { [[ -e $dir/persist && -e $dir/table ]] || _hosts_alive "$owner"; }; do
         _hosts_sleep 0.25
     done
     [[ -d $dir ]] || exit 0 # hosts_down ran
+    if [[ -e $dir/persist && -e $dir/table ]]; then
+        _hosts_err "HOSTS_LIMIT=${limit}s reached: tearing down the persistent run $(cat "$dir/prefix" 2>/dev/null)"
+        _hosts_teardown "$dir"
+        exit 0
+    fi
     if _hosts_alive "$owner"; then
         _hosts_err "HOSTS_LIMIT=${limit}s reached: tearing down $(cat "$dir/prefix" 2>/dev/null) and killing $owner"
         kill -TERM "$owner" 2>/dev/null
@@ -590,7 +600,7 @@ _hosts_build() { # NAME...: everything inside the namespaces; returns 1 at the f
 }
 
 hosts_up() {
-    local name i octet root=${HOSTS_STATE_ROOT:-/run/an2-hosts} limit=${HOSTS_LIMIT:-3600} persist
+    local name i octet root=${HOSTS_STATE_ROOT:-/run/an2-hosts} limit=${HOSTS_LIMIT:-} persist
     local -A seen=()
     if [[ -n ${HOSTS_STATE:-} && ${_HOSTS_OWNER:-} == "$BASHPID" ]]; then
         _hosts_err "hosts_up: hosts are up already ($HOSTS_NAMES); hosts_down first"
@@ -605,11 +615,13 @@ hosts_up() {
         [[ -z ${seen[$name]:-} ]] || { _hosts_err "hosts_up: '$name' given twice"; return 1; }
         seen[$name]=1
     done
-    [[ $limit =~ ^[1-9][0-9]{0,6}$ ]] || { _hosts_err "HOSTS_LIMIT=$limit: seconds, 1 or more"; return 1; }
     case ${HOSTS_PERSIST:-0} in
         0 | 1) persist=${HOSTS_PERSIST:-0} ;;
         *) _hosts_err "HOSTS_PERSIST=$HOSTS_PERSIST: 0 or 1"; return 1 ;;
     esac
+    ((persist)) && limit=${limit:-604800}
+    limit=${limit:-3600}
+    [[ $limit =~ ^[1-9][0-9]{0,6}$ ]] || { _hosts_err "HOSTS_LIMIT=$limit: seconds, 1 or more"; return 1; }
     [[ ${HOSTS_TAG:-} != *$'\n'* ]] || { _hosts_err "HOSTS_TAG: one line"; return 1; }
     [[ $(id -u) == 0 ]] || { _hosts_err "hosts_up needs root"; return 1; }
     for i in ip tc setsid unshare sysctl pgrep; do
@@ -633,17 +645,15 @@ hosts_up() {
         hosts_down
         return 1
     fi
-    if ((persist == 0)); then
-        setsid -f bash "$_HOSTS_LIB" --watchdog "$HOSTS_STATE" </dev/null >/dev/null
-        for ((i = 0; i < 100; i++)); do
-            [[ -e $HOSTS_STATE/watchdog ]] && break
-            _hosts_sleep 0.02
-        done
-        if [[ ! -e $HOSTS_STATE/watchdog ]]; then
-            _hosts_err "hosts_up: the watchdog did not start"
-            hosts_down
-            return 1
-        fi
+    setsid -f bash "$_HOSTS_LIB" --watchdog "$HOSTS_STATE" </dev/null >/dev/null
+    for ((i = 0; i < 100; i++)); do
+        [[ -e $HOSTS_STATE/watchdog ]] && break
+        _hosts_sleep 0.02
+    done
+    if [[ ! -e $HOSTS_STATE/watchdog ]]; then
+        _hosts_err "hosts_up: the watchdog did not start"
+        hosts_down
+        return 1
     fi
     HOSTS_NET4=10.82.$octet.0/24
     HOSTS_NET6=fd82:a2:0:$octet::/64
