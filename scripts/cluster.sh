@@ -30,7 +30,7 @@
 #   PVM_ROOT=/usr/lib/pvm3  PVM_TMP=STATE/hI/tmp  PVM_VMID=an2c<id>  PVM_ALLOW_ROOT=1
 #   PVM_RSH=STATE/rsh  AN2_SOCKET=$PVM_TMP/an2d.sock  AN2_SWITCH=swK:7000
 #   AN2D_PATH=STATE/hI/an2d (a wrapper: build/bin/an2d with the cluster's --rate and log)
-#   AN2_CLUSTER=STATE  AN2_CLUSTER_HOST=hI  PATH=BUILD/bin:...
+#   AN2_CLUSTER=STATE  AN2_CLUSTER_STATE=STATE  AN2_CLUSTER_HOST=hI  PATH=BUILD/bin:...
 # Why an an2d started by up rather than one a task autostarts: a task's an2d comes with
 # --idle-exit 60 and no --rate, appears only with the first task (status could not show the
 # host's address before) and would take a new fabric address after each idle exit. The pvmd of
@@ -150,7 +150,8 @@ switch_of() {
 # host_env HOST: HOST's environment, NAME=VALUE a line
 host_env() {
     local h=$1 tmp
-    printf '%s\n' "AN2_CLUSTER=$S" "AN2_CLUSTER_HOST=$h" "PATH=${CONF[build]}/bin:$(std_path)"
+    printf '%s\n' "AN2_CLUSTER=$S" "AN2_CLUSTER_STATE=$S" "AN2_CLUSTER_HOST=$h" \
+        "PATH=${CONF[build]}/bin:$(std_path)"
     is_compute_host "$h" || return 0
     tmp=$S/$h/tmp
     printf '%s\n' "PVM_ROOT=$PVM_ROOT_DIR" "PVM_TMP=$tmp" "PVM_VMID=${CONF[vmid]}" \
