@@ -167,6 +167,23 @@ done
 grep -Eq "^sw1 .*an2switch up" "$T/status.out" || fail "status of sw1: $(cat "$T/status.out")"
 ok "exec runs on each host with its own PVM_TMP and AN2_SOCKET; status shows pvmds, an2ds, switch"
 
+# a task that h3's pvmd spawns has h3's environment, even if its spawner on h1 exports its own
+# shellcheck disable=SC2094 # the loop reads what the console writes, on purpose
+{
+    echo "spawn -h3 -> /usr/bin/env"
+    for ((i = 0; i < 100; i++)); do
+        grep -q 'EOF' "$T/env.out" 2>/dev/null && break
+        sleep 0.1
+    done
+    echo quit
+} | PVM_EXPORT=AN2_SOCKET:PVM_TMP:CLUSTER_TEST AN2_SOCKET=/nowhere CLUSTER_TEST=exported \
+    timeout 30 bash "$CL" exec h1 -- stdbuf -oL pvm >"$T/env.out" 2>&1 || :
+for want in "PVM_TMP=$S/h3/tmp" "AN2_SOCKET=$S/h3/tmp/an2d.sock" "AN2_SWITCH=sw1:7000" \
+    "PVMSOCK=$S/h3/tmp/pvmtmp" "AN2_CLUSTER_HOST=h3" "CLUSTER_TEST=exported"; do
+    grep -q "\[[0-9]*:tc[0-9a-f]*\] $want" "$T/env.out" || fail "the task on h3 lacks $want: $(cat "$T/env.out")"
+done
+ok "a task spawned on h3 from h1 runs with h3's PVM_TMP, AN2_SOCKET and pvmd (PVM_EXPORT keeps the rest)"
+
 # a PVM program on every host (libpvm3-an2): the messages cross the switch
 timeout 60 bash "$CL" exec h1 -- cluster-ping 10 >"$T/ping.out" 2>&1 || fail "cluster-ping: $(cat "$T/ping.out")"
 for h in h1 h2 h3; do
@@ -199,7 +216,7 @@ fi
 } | timeout 30 bash "$CL" exec h1 -- stdbuf -oL pvm >"$T/hello.out" 2>&1 || :
 # the greetings, by the host of the hello that printed it (a tid's host part: h1 t4...., h2
 # t8...., h3 tc....)
-greeted=$(sed -nE 's/^\[[0-9]+:t([48c])[0-9a-f]{4}\] from t[0-9a-f]+: hello, world from h[123]$/\1/p' \
+greeted=$(sed -nE 's/^(pvm> )?\[[0-9]+:t([48c])[0-9a-f]{4}\] from t[0-9a-f]+: hello, world from h[123]$/\2/p' \
     "$T/hello.out" | sort | tr -d '\n')
 [[ $greeted == 48c ]] || fail "hello on h1, h2, h3: greetings from hosts '$greeted': $(cat "$T/hello.out")"
 ok "console: hello.pvm spawned on h1, h2 and h3 got its hello_other's greeting"
