@@ -86,7 +86,7 @@ die() {
     exit 1
 }
 usage() {
-    sed -n '3,9p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+    sed -n '5,10p' "$SELF" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -115,7 +115,7 @@ check_state() {
     [[ -e $S/an2-cluster ]] || die "$S: not a cluster's state directory (no an2-cluster marker)"
 }
 
-# config KEY: a value from STATE/config.
+# load_config: STATE/config into CONF (true if it names the hosts).
 declare -A CONF=()
 load_config() {
     local k v
@@ -238,7 +238,8 @@ conf_hosts() { # the number of hosts the master's conf lists
     console h1 conf 10 | awk '/^ *[0-9]+ hosts?, [0-9]+ data format/ {print $1; exit}'
 }
 
-all_hosts_in() { [[ $(conf_hosts) == "${CONF[n]}" ]]; }
+# (only while the master pvmd runs: the console would start a pvmd of its own)
+all_hosts_in() { [[ -n $(pvmd_pids h1) && $(conf_hosts) == "${CONF[n]}" ]]; }
 an2switch_up() { [[ -S $S/$1/ctl ]]; }
 
 cmd_up() {
@@ -497,6 +498,8 @@ cmd_down() {
     local h d i p left pids
     [[ $(id -u) == 0 ]] || die "needs root"
     check_state_path
+    # (an up killed between its mkdir and its marker left an empty directory)
+    [[ -d $S && ! -L $S && ! -e $S/an2-cluster && -z $(ls -A "$S") ]] && rmdir "$S"
     if check_state; then
         if load_config && [[ -n ${CONF[hosts_state]:-} ]] && hosts_attach "${CONF[hosts_state]}" 2>/dev/null; then
             export -n HOSTS_STATE HOSTS_PREFIX HOSTS_NAMES HOSTS_TABLE HOSTS_NET4 HOSTS_NET6 HOSTS_BRIDGE_NS HOSTS_DEV
@@ -561,6 +564,6 @@ case ${1:-} in
     status) need_cluster; cmd_status ;;
     down) cmd_down ;;
     rsh) shift; cmd_rsh "$@" ;;
-    -h | --help | help) sed -n '2,9p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help | help) sed -n '2,10p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
 esac

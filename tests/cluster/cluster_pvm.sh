@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Test of scripts/cluster.sh (ctest label hosts): a cluster of 3 emulated hosts comes up with
-# stock pvmd on each (conf lists 3 hosts), a PVM program runs on every host and exchanges
-# messages with the first (over AN2 through the switch: its counters move), Debian's console
-# spawns Debian's hello on every host, and `down` leaves nothing: no namespace, /etc/netns entry,
-# process or state. Then `up` is SIGKILLed at two points, and a script using the cluster is
-# SIGKILLed while its tasks talk: each time the next `down` removes what was left. The state
-# directory is its own (AN2_CLUSTER_STATE, one per build tree), never a user's running cluster;
-# the remains of a run of this test that was killed are removed first.
+# stock pvmd on each (conf lists 3 hosts), a task spawned on h3 has h3's environment, a PVM
+# program runs on every host and exchanges messages with the first (over AN2 through the switch:
+# its counters move), Debian's console spawns Debian's hello on every host, and `down` leaves
+# nothing: no namespace, /etc/netns entry, process or state. Then `up` is SIGKILLed at two points,
+# and a script using a cluster (two switches, OC-3c links) is SIGKILLed while its tasks talk:
+# each time the next `down` removes what was left. The state directory is its own
+# (AN2_CLUSTER_STATE, one per build tree), never a user's running cluster; the remains of a run
+# of this test that was killed are removed first.
 # Root only (network namespaces): otherwise, or without Debian's pvm, exit 77 (skipped).
 set -euo pipefail
 
@@ -261,7 +262,7 @@ pinging() {
 }
 crash_at "up: the hosts made" "bash '$CL' up 3 --switches 2" test -e "$S/config"
 crash_at "up: the an2ds starting" "bash '$CL' up 3 --switches 2" test -S "$S/h2/tmp/an2d.sock"
-crash_at "a script whose tasks talk" "bash '$CL' up 3 && exec bash '$CL' exec h1 -- cluster-ping 100000" \
-    pinging
+crash_at "a script whose tasks talk" \
+    "bash '$CL' up 3 --switches 2 --rate oc3 && exec bash '$CL' exec h1 -- cluster-ping 100000" pinging
 
 echo "cluster_pvm: all ok"
