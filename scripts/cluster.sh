@@ -235,7 +235,7 @@ console() {
 }
 
 conf_hosts() { # the number of hosts the master's conf lists
-    console h1 conf 10 | awk '/^ *[0-9]+ hosts?, [0-9]+ data format/ {print $1; exit}'
+    console h1 conf 10 | awk 'match($0, /[0-9]+ hosts?, [0-9]+ data formats?/) {print substr($0, RSTART) + 0; exit}'
 }
 
 # (only while the master pvmd runs: the console would start a pvmd of its own)

@@ -147,7 +147,7 @@ grep -q "exists" "$T/up2.out" || fail "a second up failed otherwise: $(cat "$T/u
 
 # the console on h1 lists the 3 hosts
 bash "$CL" exec h1 -- sh -c 'echo conf | pvm' >"$T/conf.out" 2>&1 || :
-grep -q '^3 hosts, ' "$T/conf.out" || fail "conf on h1 does not list 3 hosts: $(cat "$T/conf.out")"
+grep -Eq '(^|> )3 hosts, ' "$T/conf.out" || fail "conf on h1 does not list 3 hosts: $(cat "$T/conf.out")"
 for h in h1 h2 h3; do
     grep -Eq "^ +$h +[0-9a-f]+ +LINUX" "$T/conf.out" || fail "conf on h1 lacks $h: $(cat "$T/conf.out")"
 done
