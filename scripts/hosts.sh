@@ -1,5 +1,6 @@
 # hosts.sh — sourced by tests and benchmarks: several emulated hosts on this one machine, each a
-# Linux network namespace joined to the others through a bridge namespace, torn down on any exit.
+# Linux network namespace joined to the others through a bridge namespace, torn down on any exit
+# (or, with HOSTS_PERSIST=1, kept until a later hosts_down: see the end of these notes).
 # shellcheck shell=bash
 #
 #   source scripts/hosts.sh
@@ -24,7 +25,8 @@
 #   hosts_on_exit CMD       run CMD (eval'd) before the hosts are torn down, last added first
 #
 # After hosts_up these are set and exported (a child script can source this file and use the
-# functions above on them; only the shell that ran hosts_up may call hosts_down):
+# functions above on them; only the shell that ran hosts_up may call hosts_down, except for
+# a persistent run):
 #   HOSTS_NAMES  "alpha beta gamma"     HOSTS_PREFIX  an2h<pid>-  (namespace = prefix + NAME)
 #   HOSTS_TABLE  one line per host: NAME NAMESPACE IPV4 IPV6 BRIDGE_PORT
 #   HOSTS_NET4   10.82.<octet>.0/24     HOSTS_NET6    fd82:a2:0:<octet>::/64
@@ -32,7 +34,8 @@
 #   HOSTS_STATE  the run's state directory (/run/an2-hosts/net-<octet>)
 #
 # Settings (environment, read by hosts_up):
-#   HOSTS_LIMIT=3600   seconds; then a watchdog tears everything down and kills the script
+#   HOSTS_LIMIT=3600   seconds (604800 with HOSTS_PERSIST=1); then a watchdog tears everything
+#                      down and kills the script
 #   HOSTS_KILL_WAIT=2  seconds between TERM and KILL for processes left in the namespaces
 #   HOSTS_UTS=1        hosts_exec also gives the command its own UTS namespace whose hostname
 #                      is NAME (so a program that resolves its own hostname finds NAME's address);
@@ -75,6 +78,19 @@
 #
 # `bash scripts/hosts.sh --reap` removes what runs whose shell and watchdog both died left
 # (hosts_up does this too before it claims an octet).
+#
+# Hosts that outlive the shell that made them (HOSTS_PERSIST=1, read by hosts_up): no traps, and
+# once hosts_up has finished the watchdog no longer watches the shell, only HOSTS_LIMIT (default
+# 604800 s, a week, for such a run), at which it tears the hosts down; hosts_reap leaves the run
+# alone (so does an older copy of this file: the watchdog still runs). A run whose shell dies
+# during hosts_up goes as any other. HOSTS_TAG=TEXT (one line) is saved with the run so that its
+# maker finds it again even if it died before it could note HOSTS_STATE. Any later shell (root)
+# then uses it:
+#   hosts_attach DIR        load the run in state directory DIR: HOSTS_* as after hosts_up, so
+#                           hosts_exec, hosts_shape, ... work; hosts_down removes the run
+#   hosts_tagged TAG        print the state directories of persistent runs saved with TAG
+#   hosts_down              in the shell that made them, or after hosts_attach: remove them
+#   bash scripts/hosts.sh --down DIR     the same from the command line
 
 _HOSTS_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 _HOSTS_SIGS=(EXIT INT TERM HUP)
@@ -367,6 +383,7 @@ hosts_reap() {
         owner='' wd=''
         [[ -r $d/owner ]] && owner=$(<"$d/owner")
         [[ -r $d/watchdog ]] && wd=$(<"$d/watchdog")
+        [[ -e $d/persist && -e $d/table ]] && continue # HOSTS_PERSIST: up, meant to outlive its shell
         if [[ -z $owner ]]; then
             age=$(($(date +%s) - $(stat -c %Y "$d" 2>/dev/null || date +%s)))
             ((age < 10)) && continue
@@ -387,7 +404,7 @@ hosts_down() {
         _hosts_restore_traps
         return 0
     fi
-    if [[ ${_HOSTS_OWNER:-} != "$BASHPID" ]]; then
+    if [[ ${_HOSTS_OWNER:-} != "$BASHPID" && ! -e $HOSTS_STATE/persist ]]; then
         _hosts_err "hosts_down: the hosts of $HOSTS_STATE belong to the shell that made them (${_HOSTS_OWNER:-another process})"
         return 1
     fi
@@ -418,10 +435,17 @@ _hosts_watchdog() {
     owner=$(<"$dir/owner") limit=$(<"$dir/limit") || exit 1
     echo "$BASHPID" >"$dir/watchdog.tmp" && mv "$dir/watchdog.tmp" "$dir/watchdog" || exit 1
     deadline=$((SECONDS + limit)) max=$((limit * 4 + 8)) n=0
-    while ((n++ < max && SECONDS < deadline)) && [[ -d $dir ]] && _hosts_alive "$owner"; do
+    # (a persistent run, once up, is watched only for its time limit)
+    while ((n++ < max && SECONDS < deadline)) && [[ -d $dir ]] &&
+        { [[ -e $dir/persist && -e $dir/table ]] || _hosts_alive "$owner"; }; do
         _hosts_sleep 0.25
     done
     [[ -d $dir ]] || exit 0 # hosts_down ran
+    if [[ -e $dir/persist && -e $dir/table ]]; then
+        _hosts_err "HOSTS_LIMIT=${limit}s reached: tearing down the persistent run $(cat "$dir/prefix" 2>/dev/null)"
+        _hosts_teardown "$dir"
+        exit 0
+    fi
     if _hosts_alive "$owner"; then
         _hosts_err "HOSTS_LIMIT=${limit}s reached: tearing down $(cat "$dir/prefix" 2>/dev/null) and killing $owner"
         kill -TERM "$owner" 2>/dev/null
@@ -446,6 +470,52 @@ _hosts_watchdog() {
         _hosts_teardown "$dir" # its shell died without tearing down (SIGKILL, a replaced trap)
     fi
     exit 0
+}
+
+# --- hosts that outlive their shell (HOSTS_PERSIST=1) --------------------------------------
+
+# _hosts_save: what hosts_attach needs, into HOSTS_STATE; the table last (it marks the run up).
+_hosts_save() {
+    local d=$HOSTS_STATE
+    printf '%s\n' "$HOSTS_NAMES" >"$d/names" && printf '%s\n' "$HOSTS_NET4" >"$d/net4" &&
+        printf '%s\n' "$HOSTS_NET6" >"$d/net6" && printf '%s\n' "$HOSTS_BRIDGE_NS" >"$d/bridge" &&
+        printf '%s\n' "$HOSTS_TABLE" >"$d/table.tmp" && mv "$d/table.tmp" "$d/table" && return 0
+    _hosts_err "hosts_up: cannot save the run into $d"
+    return 1
+}
+
+# hosts_attach DIR: load the persistent run saved in DIR (a HOSTS_STATE) into this shell.
+hosts_attach() {
+    local dir=${1:?hosts_attach DIR} prefix
+    if [[ -n ${HOSTS_STATE:-} && ${_HOSTS_OWNER:-} == "$BASHPID" ]]; then
+        _hosts_err "hosts_attach: this shell has hosts up already ($HOSTS_NAMES)"
+        return 1
+    fi
+    if [[ ! -d $dir || -L $dir || ! -e $dir/persist || ! -r $dir/table ]] ||
+        [[ $(stat -c %u "$dir") != 0 ]]; then
+        _hosts_err "hosts_attach: $dir is no persistent run of hosts that is up"
+        return 1
+    fi
+    prefix=$(<"$dir/prefix") || return 1
+    _hosts_prefix_ok "$prefix" || { _hosts_err "hosts_attach: $dir: bad prefix '$prefix'"; return 1; }
+    HOSTS_PREFIX=$prefix
+    HOSTS_NAMES=$(<"$dir/names") && HOSTS_TABLE=$(<"$dir/table") &&
+        HOSTS_NET4=$(<"$dir/net4") && HOSTS_NET6=$(<"$dir/net6") &&
+        HOSTS_BRIDGE_NS=$(<"$dir/bridge") || return 1
+    HOSTS_STATE=$dir
+    _HOSTS_OWNER=''
+    export HOSTS_STATE HOSTS_PREFIX HOSTS_NAMES HOSTS_TABLE HOSTS_NET4 HOSTS_NET6 HOSTS_BRIDGE_NS HOSTS_DEV
+}
+
+# hosts_tagged TAG: the state directories of persistent runs saved with HOSTS_TAG=TAG.
+hosts_tagged() {
+    local root=${HOSTS_STATE_ROOT:-/run/an2-hosts} d tag
+    for d in "$root"/net-*; do
+        [[ -r $d/persist ]] || continue
+        tag=$(<"$d/persist") || continue
+        [[ $tag == "${1-}" ]] && printf '%s\n' "$d"
+    done
+    return 0
 }
 
 # --- hosts_up ------------------------------------------------------------------------------
@@ -530,7 +600,7 @@ _hosts_build() { # NAME...: everything inside the namespaces; returns 1 at the f
 }
 
 hosts_up() {
-    local name i octet root=${HOSTS_STATE_ROOT:-/run/an2-hosts} limit=${HOSTS_LIMIT:-3600}
+    local name i octet root=${HOSTS_STATE_ROOT:-/run/an2-hosts} limit=${HOSTS_LIMIT:-} persist
     local -A seen=()
     if [[ -n ${HOSTS_STATE:-} && ${_HOSTS_OWNER:-} == "$BASHPID" ]]; then
         _hosts_err "hosts_up: hosts are up already ($HOSTS_NAMES); hosts_down first"
@@ -545,7 +615,14 @@ hosts_up() {
         [[ -z ${seen[$name]:-} ]] || { _hosts_err "hosts_up: '$name' given twice"; return 1; }
         seen[$name]=1
     done
+    case ${HOSTS_PERSIST:-0} in
+        0 | 1) persist=${HOSTS_PERSIST:-0} ;;
+        *) _hosts_err "HOSTS_PERSIST=$HOSTS_PERSIST: 0 or 1"; return 1 ;;
+    esac
+    ((persist)) && limit=${limit:-604800}
+    limit=${limit:-3600}
     [[ $limit =~ ^[1-9][0-9]{0,6}$ ]] || { _hosts_err "HOSTS_LIMIT=$limit: seconds, 1 or more"; return 1; }
+    [[ ${HOSTS_TAG:-} != *$'\n'* ]] || { _hosts_err "HOSTS_TAG: one line"; return 1; }
     [[ $(id -u) == 0 ]] || { _hosts_err "hosts_up needs root"; return 1; }
     for i in ip tc setsid unshare sysctl pgrep; do
         command -v "$i" >/dev/null || { _hosts_err "hosts_up needs $i"; return 1; }
@@ -556,12 +633,13 @@ hosts_up() {
     # from here on a failure still tears down what exists
     HOSTS_STATE=$root/net-$octet
     _HOSTS_OWNER=$BASHPID
-    _hosts_install_traps
+    ((persist)) || _hosts_install_traps
     if ! {
         HOSTS_PREFIX=$(_hosts_pick_prefix) &&
             echo "$HOSTS_PREFIX" >"$HOSTS_STATE/prefix" &&
             echo "$limit" >"$HOSTS_STATE/limit" &&
-            echo "$BASHPID" >"$HOSTS_STATE/owner"
+            echo "$BASHPID" >"$HOSTS_STATE/owner" &&
+            { ((persist == 0)) || printf '%s\n' "${HOSTS_TAG:-}" >"$HOSTS_STATE/persist"; }
     }; then
         _hosts_err "hosts_up: cannot set up $HOSTS_STATE"
         hosts_down
@@ -580,7 +658,7 @@ hosts_up() {
     HOSTS_NET4=10.82.$octet.0/24
     HOSTS_NET6=fd82:a2:0:$octet::/64
     HOSTS_NAMES="$*"
-    if ! _hosts_build "$@"; then
+    if ! _hosts_build "$@" || { ((persist)) && ! _hosts_save; }; then
         hosts_down
         return 1
     fi
@@ -592,8 +670,9 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
     case ${1:-} in
         --watchdog) _hosts_watchdog "${2:?}" ;;
         --reap) hosts_reap ;;
+        --down) hosts_attach "${2:?--down DIR}" && hosts_down ;;
         *)
-            echo "usage: source ${0##*/} (see its first lines), or: bash ${0##*/} --reap" >&2
+            echo "usage: source ${0##*/} (see its first lines), or: bash ${0##*/} --reap | --down DIR" >&2
             exit 2
             ;;
     esac
