@@ -13,7 +13,7 @@
 # each a network namespace whose /etc/hosts lists every host (IPv4 first for PVM). Switch swK
 # runs `an2switch --listen :7000 --id K`; with K > 1 the hosts are split into K consecutive
 # groups (h1.. on sw1, the last ones on swK) and every switch keeps a trunk to each switch with
-# a lower id (routing goes over one trunk at most: docs/fabric.md). Each host hI gets:
+# a lower id (docs/fabric.md: how switches route). Each host hI gets:
 #   - its own PVM_TMP, STATE/hI/tmp (mode 0700): two pvmds never share one;
 #   - its an2d, started by up: an2d -d --socket $PVM_TMP/an2d.sock --switch swK:7000
 #     --log-file STATE/hI/an2d.log [--rate RATE], attached before up goes on;
