@@ -293,23 +293,31 @@ _hosts_pids_in() { # NS...: the PIDs inside these namespaces, except ours
 }
 
 _hosts_kill_in() { # NS...: TERM, then KILL after HOSTS_KILL_WAIT s; bounded rounds
-    local round i waitn=$((${HOSTS_KILL_WAIT:-2} * 10))
+    local round i waitn=$((${HOSTS_KILL_WAIT:-2} * 10)) quiet=0
     local -a pids
-    for ((round = 0; round < 3; round++)); do
+    for ((round = 0; round < 6; round++)); do
         read -ra pids <<<"$(_hosts_pids_in "$@")"
-        ((${#pids[@]})) || return 0
+        if ((${#pids[@]} == 0)); then
+            # empty twice, 0.3 s apart: a process forked just before the kill (a task
+            # starting an an2d, say) shows up only now, and would outlive the namespace
+            ((++quiet >= 2)) && return 0
+            _hosts_sleep 0.3
+            continue
+        fi
+        quiet=0
         kill -TERM "${pids[@]}" 2>/dev/null
         for ((i = 0; i < waitn; i++)); do
-            [[ -n $(_hosts_pids_in "$@") ]] || return 0
+            [[ -n $(_hosts_pids_in "$@") ]] || break
             _hosts_sleep 0.1
         done
         read -ra pids <<<"$(_hosts_pids_in "$@")"
         ((${#pids[@]} == 0)) || kill -KILL "${pids[@]}" 2>/dev/null
         for ((i = 0; i < 20; i++)); do
-            [[ -n $(_hosts_pids_in "$@") ]] || return 0
+            [[ -n $(_hosts_pids_in "$@") ]] || break
             _hosts_sleep 0.05
         done
     done
+    [[ -z $(_hosts_pids_in "$@") ]] && return 0
     _hosts_err "processes still inside $*: $(_hosts_pids_in "$@")"
     return 1
 }
