@@ -208,16 +208,6 @@ write_file() { # MODE PATH TEXT
     (umask 077 && printf '%s' "$3" >"$2.tmp") && chmod "$1" "$2.tmp" && mv "$2.tmp" "$2"
 }
 
-# wait_for TENTHS CMD...: CMD succeeds within TENTHS tenths of a second
-wait_for() {
-    local n=$1 i
-    shift
-    for ((i = 0; i < n; i++)); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 pvmd_pids() { # HOST: the pvmd processes in HOST's namespace
     local p
@@ -369,7 +359,7 @@ exec $(printf %q "$build/bin/an2d") $(printf '%q ' "${args[@]}")\"\$@\"
         disown
     done
     for ((i = 1; i <= k; i++)); do
-        wait_for 100 an2switch_up "sw$i" ||
+        hosts_wait_for 100 an2switch_up "sw$i" ||
             die "an2switch on sw$i did not start: $(tail -n 5 "$S/sw$i/out" "$S/sw$i/log" 2>/dev/null)"
     done
 
@@ -385,9 +375,9 @@ exec $(printf %q "$build/bin/an2d") $(printf '%q ' "${args[@]}")\"\$@\"
     (run_in h1 1 "$PVM_ROOT_DIR/lib/pvmd" "$S/hostfile") </dev/null >"$S/h1/pvmd.out" 2>&1 &
     disown
     local waitn=$((${AN2_CLUSTER_WAIT:-30} * 10))
-    wait_for 100 test -s "$S/h1/tmp/pvmd.0.$vmid" ||
+    hosts_wait_for 100 test -s "$S/h1/tmp/pvmd.0.$vmid" ||
         die "the master pvmd did not start: $(tail -n 5 "$S/h1/pvmd.out")"
-    wait_for "$waitn" all_hosts_in ||
+    hosts_wait_for "$waitn" all_hosts_in ||
         die "not all pvmds joined within ${AN2_CLUSTER_WAIT:-30} s: $(console h1 conf 10 | tail -n 12)"
     trap - EXIT INT TERM HUP
     cmd_status
@@ -538,14 +528,14 @@ cmd_down() {
     for d in $(hosts_tagged "an2-cluster:$S"); do
         (hosts_attach "$d" 2>/dev/null && hosts_down) && continue
         # a run that never finished hosts_up: its watchdog removes it once its maker is gone
-        wait_for 50 test ! -e "$d" || err "hosts of $d not removed (its hosts_up still runs?)"
+        hosts_wait_for 50 test ! -e "$d" || err "hosts of $d not removed (its hosts_up still runs?)"
     done
     for ((i = 0; i < 3; i++)); do
         pids=$(cluster_pids)
         [[ -z $pids ]] && break
         # shellcheck disable=SC2086 # a list of pids
         kill -TERM $pids 2>/dev/null || :
-        wait_for 20 test -z "$(cluster_pids)" && break
+        hosts_wait_for 20 test -z "$(cluster_pids)" && break
         pids=$(cluster_pids)
         # shellcheck disable=SC2086
         [[ -z $pids ]] || kill -KILL $pids 2>/dev/null || :

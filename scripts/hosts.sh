@@ -23,6 +23,8 @@
 #   hosts_shape NAME RATE   tbf rate RATE burst 32kb latency 10ms on what NAME sends
 #   hosts_unshape NAME      remove that qdisc
 #   hosts_on_exit CMD       run CMD (eval'd) before the hosts are torn down, last added first
+#   hosts_wait_for TENTHS CMD...  CMD (a program or function) succeeds within TENTHS tenths
+#                           of a second (tried every 0.1 s); status 1 if it never does
 #
 # After hosts_up these are set and exported (a child script can source this file and use the
 # functions above on them; only the shell that ran hosts_up may call hosts_down, except for
@@ -200,6 +202,16 @@ hosts_unshape() {
 hosts_on_exit() {
     [[ $# -gt 0 ]] || { _hosts_err "hosts_on_exit CMD"; return 2; }
     _HOSTS_HOOKS+=("$*")
+}
+
+hosts_wait_for() {
+    local n=${1:?hosts_wait_for TENTHS CMD...} i
+    shift
+    for ((i = 0; i < n; i++)); do
+        "$@" && return 0
+        _hosts_sleep 0.1
+    done
+    return 1
 }
 
 # --- traps ---------------------------------------------------------------------------------

@@ -33,16 +33,8 @@ T=$(mktemp -d "$AN2_BUILD_DIR/cluster-test.XXXXXX")
 TAG="an2-cluster:$S"
 UP_PID=''
 
-# wait_for TENTHS CMD...: CMD succeeds within TENTHS tenths of a second
-wait_for() {
-    local n=$1 i
-    shift
-    for ((i = 0; i < n; i++)); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    return 1
-}
+# shellcheck source=/dev/null # scripts/hosts.sh (for hosts_wait_for)
+source "$SRC/scripts/hosts.sh"
 
 # our hosts.sh runs (persistent, tagged with our state directory)
 our_runs() {
@@ -238,7 +230,7 @@ crash_at() {
     PREFIXES='' INODES='' RUNS=''
     bash -c "$cmd" >"$T/crash.out" 2>&1 &
     UP_PID=$!
-    wait_for 300 "$@" || fail "crash at $what: never got there: $(cat "$T/crash.out")"
+    hosts_wait_for 300 "$@" || fail "crash at $what: never got there: $(cat "$T/crash.out")"
     remember
     # shellcheck disable=SC2046 # a list of pids
     kill -KILL "$UP_PID" $(pgrep -P "$UP_PID") 2>/dev/null || :

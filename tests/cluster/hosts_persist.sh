@@ -35,15 +35,6 @@ on_exit() {
 }
 trap on_exit EXIT
 
-wait_for() { # TENTHS CMD...
-    local n=$1 i
-    shift
-    for ((i = 0; i < n; i++)); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 # make_run LIMIT: a shell makes two persistent hosts and ends; prints the run's state directory
 make_run() {
@@ -83,7 +74,7 @@ ok "the hosts outlive their shell (no traps); hosts_reap leaves them; hosts_tagg
     hosts_down || fail "hosts_down after attach"
     [[ -z ${HOSTS_STATE:-} ]] || fail "hosts_down left HOSTS_STATE set"
 ) || exit 1
-wait_for 20 nothing_left "$dir" "$prefix" || fail "hosts_down after attach left something of $dir"
+hosts_wait_for 20 nothing_left "$dir" "$prefix" || fail "hosts_down after attach left something of $dir"
 ok "a later shell attaches, runs commands in the hosts (names resolve), shapes a link, removes them: nothing left"
 
 # --- bash hosts.sh --down DIR ------------------------------------------------------------------
@@ -94,7 +85,7 @@ hosts_exec_in pa sleep 300 2>/dev/null & # a process inside: --down must end it 
 sleeper=$!
 bash "$LIB" --down "$dir" || fail "hosts.sh --down $dir"
 wait "$sleeper" 2>/dev/null || :
-wait_for 20 nothing_left "$dir" "$prefix" || fail "hosts.sh --down left something of $dir"
+hosts_wait_for 20 nothing_left "$dir" "$prefix" || fail "hosts.sh --down left something of $dir"
 bash "$LIB" --down "$dir" 2>/dev/null && fail "hosts.sh --down of a removed run succeeded"
 ok "bash hosts.sh --down DIR removes a run with a process inside; a second time it says no"
 
@@ -102,7 +93,7 @@ ok "bash hosts.sh --down DIR removes a run with a process inside; a second time 
 dir=$(make_run 2)
 prefix=$(<"$dir/prefix")
 [[ -e /run/netns/${prefix}pa ]] || fail "the 2-s run is not up"
-wait_for 80 nothing_left "$dir" "$prefix" || fail "the watchdog did not remove the run at HOSTS_LIMIT=2"
+hosts_wait_for 80 nothing_left "$dir" "$prefix" || fail "the watchdog did not remove the run at HOSTS_LIMIT=2"
 ok "a persistent run with HOSTS_LIMIT=2 is removed by its watchdog"
 
 echo "hosts_persist: all ok"

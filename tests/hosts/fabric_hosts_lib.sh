@@ -71,14 +71,8 @@ fh_an2d() {
 }
 
 # fh_switch_shows NAME REGEX: waits (up to 5 s) until an2stat --switch for NAME shows REGEX
-fh_switch_shows() {
-    local i
-    for i in $(seq 50); do
-        "$BIN/an2stat" --switch "$T/$1.ctl" 2>/dev/null | grep -q "$2" && return 0
-        sleep 0.1
-    done
-    return 1
-}
+fh_switch_shows() { hosts_wait_for 50 _fh_switch_shows_now "$@"; }
+_fh_switch_shows_now() { "$BIN/an2stat" --switch "$T/$1.ctl" 2>/dev/null | grep -q "$2"; }
 
 # fh_up HOST...: the hosts, with the daemons stopped before they go
 fh_up() {

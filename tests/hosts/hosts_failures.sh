@@ -9,6 +9,7 @@ LIMIT_MS=${FH_GONE_LIMIT_MS:-1000}
 SLACK_MS=1500 # scheduling on a loaded 2-core machine; the measured delays are printed
 
 now_ms() { date +%s%3N; }
+count_is() { [[ $(grep -c "$2" "$1") == "$3" ]]; }   # FILE REGEX N
 
 # pair_start FROM TO OUT: t_gone between two hosts (a VC), output in OUT; waits until both
 # ends are ready and sets PAIR_PID
@@ -17,7 +18,7 @@ pair_start() {
     fh_in "$1" env AN2_SOCKET="$(fh_sock "$1")" AN2_PEER_SOCKET="$(fh_sock "$2")" \
         "$TBIN/t_gone" > "$3" 2>&1 &
     PAIR_PID=$!
-    for i in $(seq 100); do [[ $(grep -c '^ready' "$3") == 2 ]] && return 0; sleep 0.1; done
+    hosts_wait_for 100 count_is "$3" '^ready' 2 && return 0
     cat "$3" >&2
     fail "t_gone: no VC between $1 and $2"
 }
@@ -27,7 +28,7 @@ gone_start() { pair_start alpha beta "$T/gone.out"; GONE_PID=$PAIR_PID; }
 gone_check() {
     local what=$1 t0=$2
     wait "$GONE_PID" || { cat "$T/gone.out" >&2; fail "$what: t_gone failed"; }
-    for i in $(seq 100); do [[ $(grep -c '^gone' "$T/gone.out") == 2 ]] && break; sleep 0.1; done
+    hosts_wait_for 100 count_is "$T/gone.out" '^gone' 2 || :
     grep '^gone' "$T/gone.out" | while read -r _ side ms how; do
         echo "$what: $side told after $((ms - t0)) ms ($how)"
     done
@@ -35,15 +36,11 @@ gone_check() {
         END { exit !(n == 2 && !bad) }' "$T/gone.out" || fail "$what: not both ends within ${LIMIT_MS} ms"
 }
 
+uplink_up() { AN2_SOCKET=$(fh_sock "$1") "$BIN/an2stat" -p 2>/dev/null | grep -q "uplink to the switch up"; }
 uplinks_up() {
-    local h i
+    local h
     for h in "$@"; do
-        for i in $(seq 50); do
-            AN2_SOCKET=$(fh_sock "$h") "$BIN/an2stat" -p 2>/dev/null | grep -q "uplink to the switch up" && break
-            sleep 0.1
-        done
-        AN2_SOCKET=$(fh_sock "$h") "$BIN/an2stat" -p | grep -q "uplink to the switch up" ||
-            fail "$h did not reattach to the switch"
+        hosts_wait_for 50 uplink_up "$h" || fail "$h did not reattach to the switch"
     done
 }
 

@@ -41,16 +41,6 @@ fail() {
 }
 ok() { echo "ok: $*"; }
 
-# wait_for TENTHS CMD...: CMD succeeds within TENTHS tenths of a second.
-wait_for() {
-    local n=$1 i
-    shift
-    for ((i = 0; i < n; i++)); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    return 1
-}
 
 # the veths in the root namespace before we start: ours must never appear there
 root_veths() { ip -o link show type veth 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | sort; }
@@ -140,7 +130,7 @@ for mode in term errexit kill limit reap; do
     KIDS+=($!)
 done
 for mode in term errexit kill limit reap; do
-    wait_for 50 test -s "$T/$mode.pid" || fail "child $mode did not start"
+    hosts_wait_for 50 test -s "$T/$mode.pid" || fail "child $mode did not start"
     CHILD[$mode]=$(<"$T/$mode.pid")
     KIDS+=("${CHILD[$mode]}")
 done
@@ -183,7 +173,7 @@ ok "each host resolves all three names (IPv4 and IPv6), is named itself, has no 
 hosts_exec beta "$PY" "$PROBE" serve 5555 10 20 >"$T/serve.out" 2>&1 &
 KIDS+=($!)
 SERVER=$!
-wait_for 50 grep -qs ready "$T/serve.out" || fail "listener in beta: $(cat "$T/serve.out")"
+hosts_wait_for 50 grep -qs ready "$T/serve.out" || fail "listener in beta: $(cat "$T/serve.out")"
 probe() { hosts_exec alpha "$PY" "$PROBE" connect "$@"; }
 r=$(probe -4 beta 5555 3) || fail "alpha -> beta IPv4"
 [[ $r == "beta $(hosts_ip alpha) 0 "* ]] || fail "alpha -> beta IPv4 answered '$r'"
@@ -195,8 +185,8 @@ hosts_link_down beta
 probe -4 beta 5555 0.5 2>/dev/null && fail "IPv4 connect to beta succeeded with its link down"
 probe -6 beta 5555 0.5 2>/dev/null && fail "IPv6 connect to beta succeeded with its link down"
 hosts_link_up beta
-wait_for 5 probe -4 beta 5555 2 >/dev/null || fail "IPv4 to beta did not come back after link_up"
-wait_for 5 probe -6 beta 5555 2 >/dev/null || fail "IPv6 to beta did not come back after link_up"
+hosts_wait_for 5 probe -4 beta 5555 2 >/dev/null || fail "IPv4 to beta did not come back after link_up"
+hosts_wait_for 5 probe -6 beta 5555 2 >/dev/null || fail "IPv6 to beta did not come back after link_up"
 ok "hosts_link_down cuts beta off, hosts_link_up brings it back"
 
 # shaping: 1.5 MB from alpha at 20 Mbit/s takes ~0.6 s; unshaped a few ms
@@ -216,7 +206,7 @@ hosts_exec gamma sleep 300 2>/dev/null & # (no "Terminated" from its subshell)
 INNER=$!
 KIDS+=("$INNER")
 has_pids() { [[ -n $(ip netns pids "$1") ]]; }
-wait_for 20 has_pids "${PREFIX}gamma" || fail "no process in gamma"
+hosts_wait_for 20 has_pids "${PREFIX}gamma" || fail "no process in gamma"
 hosts_down
 wait "$SERVER" 2>/dev/null || :
 wait "$INNER" 2>/dev/null || :
@@ -243,12 +233,12 @@ ok "a hosts_up that fails halfway leaves nothing"
 # --- case 2: scripts that end badly, four at once --------------------------------------------
 
 for mode in term kill; do
-    wait_for 100 test -e "$T/$mode.info" || fail "child $mode did not get its hosts up: $(cat "$T/$mode.err")"
+    hosts_wait_for 100 test -e "$T/$mode.info" || fail "child $mode did not get its hosts up: $(cat "$T/$mode.err")"
 done
 kill -TERM "${CHILD[term]}"
 kill -KILL "${CHILD[kill]}"
 for mode in term errexit kill limit; do
-    wait_for 100 test -s "$T/$mode.st" || fail "child $mode still runs"
+    hosts_wait_for 100 test -s "$T/$mode.st" || fail "child $mode still runs"
     wait "${WRAP[$mode]}" || :
     st=$(<"$T/$mode.st")
     [[ -e $T/$mode.info ]] || fail "child $mode never got its hosts up: $(cat "$T/$mode.err")"
@@ -263,7 +253,7 @@ for mode in term errexit kill limit; do
     log=$(cat "$T/$mode.log" 2>/dev/null || :)
     [[ $log == "$want_log" ]] || fail "child $mode: hooks and traps ran as '${log//$'\n'/, }'"
     # after SIGKILL the watchdog tears down, within a second or so
-    wait_for 100 nothing_left "${info[@]}" || :
+    hosts_wait_for 100 nothing_left "${info[@]}" || :
     assert_clean "child $mode" "${info[0]}" "${info[1]}" "${info[2]}" "${info[3]}"
     ok "child $mode: exit $st, hooks/traps '${log//$'\n'/, }', nothing left"
 done
@@ -271,7 +261,7 @@ grep -q "HOSTS_LIMIT=4s reached" "$T/limit.err" || fail "no HOSTS_LIMIT message:
 
 # --- case 3: the shell and its watchdog both SIGKILLed: the next hosts_reap removes the rest ---
 
-wait_for 100 test -e "$T/reap.info" || fail "child reap did not get its hosts up: $(cat "$T/reap.err")"
+hosts_wait_for 100 test -e "$T/reap.info" || fail "child reap did not get its hosts up: $(cat "$T/reap.err")"
 mapfile -t info <"$T/reap.info"
 kill -KILL "$(<"${info[1]}/watchdog")" "${CHILD[reap]}"
 wait "${WRAP[reap]}" || :
