@@ -203,6 +203,7 @@ int fp_route_progress(struct route *t)
 	struct fp_route *r = fp_of(t);
 	if (!r->ep || r->gone)
 		return 0;
+	int errors_before = r->errors_pending;
 	struct an2_report reps[32];
 	int n, total = 0;
 	while ((n = an2_poll(r->ep, reps, 32)) > 0) {
@@ -221,7 +222,9 @@ int fp_route_progress(struct route *t)
 		if (cc == -ECONNRESET || cc == -EPIPE || cc == -EPROTO)
 			route_gone(r, an2_strerror(cc));
 	}
-	return fp_order_delivered(r);
+	/* a message lost meanwhile counts as an event: the receive that waits for it must look
+	 * (lpvm_routes_recv_error) rather than sleep on for a message that will never come */
+	return fp_order_delivered(r) + (r->errors_pending > errors_before);
 }
 
 int fp_route_pollfds(struct route *t, struct pollfd *fds, int max)

@@ -21,7 +21,8 @@ struct route_ops {
 	/* 1 if this route carries messages to tid itself: a multicast sends tid its own copy. */
 	int (*carries)(struct route *r, int tid);
 	/* Moves what has arrived into the receive queue (rxq_deliver) without blocking; the
-	 * number of complete messages delivered, or a negative PVM error. */
+	 * number of complete messages delivered (a message found lost, which recv_error will
+	 * report, counts as one), or a negative PVM error. */
 	int (*progress)(struct route *r);
 	/* Whether another route's progress() that costs a system call is due now (ready: the
 	 * core's poll() found its descriptor ready). A route that keeps the core polling rations
