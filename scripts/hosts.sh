@@ -665,7 +665,13 @@ hosts_up() {
         hosts_down
         return 1
     fi
-    setsid -f bash "$_HOSTS_LIB" --watchdog "$HOSTS_STATE" </dev/null >/dev/null
+    # a persistent run's watchdog outlives the caller: an inherited stderr would keep the
+    # caller's pipe open (`cluster.sh up | tail` would never end), so it reports nothing
+    if ((persist == 0)); then
+        setsid -f bash "$_HOSTS_LIB" --watchdog "$HOSTS_STATE" </dev/null >/dev/null
+    else
+        setsid -f bash "$_HOSTS_LIB" --watchdog "$HOSTS_STATE" </dev/null >/dev/null 2>&1
+    fi
     for ((i = 0; i < 100; i++)); do
         [[ -e $HOSTS_STATE/watchdog ]] && break
         _hosts_sleep 0.02
