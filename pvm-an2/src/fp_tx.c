@@ -210,6 +210,7 @@ int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m)
 	size_t len = msg_length(m);
 	/* room for headers and copies, or the daemon route (nothing sent yet: order is kept by
 	 * the note the caller sends) */
+	long long last_check = fp_now_us();
 	while (bufpool_free_bytes(r->pool) < bytes_to_copy(r, m) + POOL_MAX_BLOCK) {
 		if (r->tx_inflight == 0)
 			return 1;
@@ -218,6 +219,9 @@ int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m)
 			return cc;
 		if (!r->active || p->state != PEER_OPEN)
 			return 1;
+		cc = stall_check(r, &last_check);   /* (an an2d that died sends no more reports) */
+		if (cc < 0)
+			return cc;
 		sched_yield();
 	}
 	int cc = len <= RX_COPY_MAX ? tx_copied(r, p, m) : tx_gathered(r, p, m);
