@@ -64,11 +64,29 @@ static void release_exit_notices(struct fp_route *r, struct peer *p)
 	r->exit_notices_held--;
 }
 
+/* The peer said (NOTE) it had sent `need` messages over AN2, but its VC failed before they
+ * all came: those are lost (e.g. its an2d died with them queued). Logged, and the next
+ * receive from it fails, so that no message is missing without an error. */
+static void count_lost(struct fp_route *r, struct peer *p, uint32_t need)
+{
+	if (need <= p->an2_deliv)
+		return;
+	lpvm_log("AN2 fast path: %u message(s) that t%x sent over AN2 never arrived (its VC "
+	         "failed): the next receive from it fails", (unsigned)(need - p->an2_deliv),
+	         (unsigned)p->tid);
+	p->an2_deliv = need;
+	if (!p->error_pending) {
+		p->error_pending = 1;
+		r->errors_pending++;
+	}
+}
+
 void fp_order_release(struct fp_route *r, struct peer *p, int force)
 {
 	for (;;) {
 		if (p->hd_head && (force || p->hd_head->need <= p->an2_deliv)) {
 			/* force: the pair failed, the AN2 messages it waits for will never come */
+			count_lost(r, p, p->hd_head->need);
 			rxq_enqueue(pop(&p->hd_head, &p->hd_tail));
 			p->dmn_deliv++;
 			r->delivered++;
@@ -138,8 +156,10 @@ int fp_route_filter(struct route *t, struct msg *m)
 		return 0;   /* its messages before its REQ: daemon route only, in order */
 	uint32_t need = p->note_pending ? p->note_need : 0;
 	p->note_pending = 0;
-	if (p->state == PEER_DEAD)
+	if (p->state == PEER_DEAD) {
+		count_lost(r, p, need);
 		need = 0;
+	}
 	hold(r, &p->hd_head, &p->hd_tail, m, need);
 	fp_order_release(r, p, p->state == PEER_DEAD);
 	return 1;
