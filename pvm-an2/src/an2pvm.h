@@ -69,6 +69,11 @@ void lpvm_routes_close(void);
 int lpvm_routes_send(struct msg *m);
 /* Whether a route carries messages to tid itself (route_ops.carries). */
 int lpvm_routes_carry(int tid);
+/* PVM's own contexts (pvmproto.h): their messages always take the daemon route. */
+static inline int lpvm_is_sysctx(int ctx)
+{
+	return ctx <= SYSCTX_FIRST && ctx >= SYSCTX_LAST;
+}
 /* A message arriving by any route: 1 if a route took it (route_ops.filter). */
 int lpvm_routes_filter(struct msg *m);
 /* A receive from tid that must fail (route_ops.recv_error): the error, or 0. */

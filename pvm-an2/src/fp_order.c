@@ -20,11 +20,6 @@ int fp_order_delivered(struct fp_route *r)
 	return n;
 }
 
-static int is_sysctx(int ctx)
-{
-	return ctx <= SYSCTX_FIRST && ctx >= SYSCTX_LAST;
-}
-
 static void hold(struct fp_route *r, struct held **head, struct held **tail, struct msg *m,
                  uint32_t need)
 {
@@ -149,7 +144,7 @@ int fp_route_filter(struct route *t, struct msg *m)
 		}
 		return 1;
 	}
-	if (!TID_IS_TASK(m->src) || is_sysctx(m->ctx))
+	if (!TID_IS_TASK(m->src) || lpvm_is_sysctx(m->ctx))
 		return 0;
 	struct peer *p = fp_peer_find(r, m->src);
 	if (!p || !p->req_seen)
@@ -170,7 +165,7 @@ int fp_route_send(struct route *t, struct msg *m)
 {
 	struct fp_route *r = fp_of(t);
 	int dst = m->dst;
-	if (!r->ep || !TID_IS_TASK(dst) || is_sysctx(m->ctx))
+	if (!r->ep || !TID_IS_TASK(dst) || lpvm_is_sysctx(m->ctx))
 		return ROUTE_PASS;
 	struct peer *p;
 	if (lpvm.route_opt == PvmDontRoute) {   /* as stock: request no route; but a pair that

@@ -89,7 +89,9 @@ int lpvm_mcast_ctx(struct msg *m, const int *tids, int count, int tag, int ctx)
 	for (int i = 0; i < count && cc >= 0; i++) {   /* sorted, without duplicates and us */
 		if ((i > 0 && dst[i - 1] == dst[i]) || dst[i] == lpvm.mytid)
 			continue;
-		if (lpvm_routes_carry(dst[i]))
+		/* (a system context goes by the daemon route: no route asked, no VC set up, e.g.
+		 * for the start-up message pvm_spawn sends to children not yet known anywhere) */
+		if (!lpvm_is_sysctx(ctx) && lpvm_routes_carry(dst[i]))
 			cc = lpvm_route_send(m, dst[i], tag, ctx);   /* its own copy, by AN2 */
 		else
 			dst[n++] = dst[i];
