@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_spawn.h"
+
 #define TAG_DATA 11
 #define TAG_DONE 12
 #define TAG_EXIT 13
@@ -495,7 +497,7 @@ int main(int argc, char **argv)
 	} else {
 		int child;
 		const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-		if (pvm_spawn((char *)name, argv + 1, PvmTaskDefault, "", 1, &child) != 1) {
+		if (test_spawn(name, argv + 1, 1, &child) != 1) {
 			fprintf(stderr, "spawn failed: %d\n", child);
 			pvm_exit();
 			return 2;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_spawn.h"
+
 #define BIG_BYTES (3 * 1024 * 1024 + 5)
 #define BIG_INTS (1024 * 1024 + 3)
 #define TAG_DATA 11
@@ -172,7 +174,7 @@ int main(int argc, char **argv)
 	}
 	int enc = atoi(argv[2]);
 	int tid;
-	if (pvm_mytid() < 0 || pvm_spawn(argv[1], NULL, PvmTaskDefault, "", 1, &tid) != 1) {
+	if (pvm_mytid() < 0 || test_spawn(argv[1], NULL, 1, &tid) != 1) {
 		fprintf(stderr, "xtypes: can't spawn %s\n", argv[1]);
 		pvm_exit();
 		return 1;
