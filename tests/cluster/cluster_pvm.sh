@@ -11,122 +11,18 @@
 # Root only (network namespaces): otherwise, or without Debian's pvm, exit 77 (skipped).
 set -euo pipefail
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-SRC=${AN2_SOURCE_DIR:-$(cd "$HERE/../.." && pwd)}
-CL=$SRC/scripts/cluster.sh
-BIN=${AN2_BUILD_DIR:?run under ctest (AN2_BUILD_DIR)}/bin
-
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-ok() { echo "ok: $*"; }
-[[ $(id -u) == 0 ]] || skip "needs root (network namespaces)"
-ip netns add "an2cl$$-probe" 2>/dev/null || skip "cannot create network namespaces here"
-ip netns del "an2cl$$-probe"
-if [[ ! -x /usr/lib/pvm3/lib/pvmd ]] || ! command -v pvm >/dev/null; then skip "needs Debian's pvm"; fi
+CLUSTER_TEST=pvm
+# shellcheck source=/dev/null # the tests' shared harness
+source "$(dirname "$0")/cluster_lib.sh"
 [[ -x $BIN/cluster-ping ]] || fail "$BIN/cluster-ping missing (build it)"
-
-AN2_CLUSTER_STATE=/run/an2-cluster-test.$(cksum <<<"$AN2_BUILD_DIR" | cut -d' ' -f1)
-export AN2_CLUSTER_STATE
-export AN2_BUILD_DIR
-S=$AN2_CLUSTER_STATE
-T=$(mktemp -d "$AN2_BUILD_DIR/cluster-test.XXXXXX")
-TAG="an2-cluster:$S"
-UP_PID=''
-
-# shellcheck source=/dev/null # scripts/hosts.sh (for hosts_wait_for)
-source "$SRC/scripts/hosts.sh"
-
-# our hosts.sh runs (persistent, tagged with our state directory)
-our_runs() {
-    local d
-    for d in /run/an2-hosts/net-*; do
-        [[ -r $d/persist && $(<"$d/persist") == "$TAG" ]] && echo "$d"
-    done
-    return 0
-}
-
-# remember PREFIX (namespace names) and INODES (the namespaces themselves) of our runs
-PREFIXES='' INODES='' RUNS=''
-remember() {
-    local d p n
-    for d in $(our_runs); do
-        [[ " $RUNS " == *" $d "* ]] || RUNS+=" $d"
-        p=$(cat "$d/prefix" 2>/dev/null) || continue
-        [[ " $PREFIXES " == *" $p "* ]] || PREFIXES+=" $p"
-        for n in /run/netns/"$p"*; do
-            [[ -e $n ]] || continue
-            n=$(stat -L -c %i "$n")
-            [[ " $INODES " == *" $n "* ]] || INODES+=" $n"
-        done
-    done
-    return 0
-}
-
-# leftovers: what of our clusters is left (empty if nothing)
-leftovers() {
-    local p i named
-    [[ ! -e $S ]] || echo "state $S"
-    our_runs | sed 's/^/hosts run /'
-    for p in $RUNS; do pgrep -af -- "--watchdog $p\$" | sed 's/^/watchdog /' || :; done
-    for p in $PREFIXES; do
-        compgen -G "/run/netns/$p*" | sed 's/^/namespace /' || :
-        compgen -G "/etc/netns/$p*" | sed 's/^/file /' || :
-    done
-    # a process with our mark, or one whose arguments name our state
-    grep -lzxF "AN2_CLUSTER=$S" /proc/[0-9]*/environ 2>/dev/null | sed 's/^/marked process /' || :
-    pgrep -af -- "$S" | grep -v "^$$ " | sed 's/^/process /' || :
-    # a process still inside one of our namespaces (a freed inode may belong to a named
-    # namespace of another run by now: those are not ours)
-    named=" $( (stat -L -c %i /run/netns/* 2>/dev/null || :) | tr '\n' ' ') "
-    for i in $INODES; do
-        [[ $named == *" $i "* ]] && continue
-        { stat -L -c '%i %n' /proc/[0-9]*/ns/net 2>/dev/null || :; } |
-            awk -v i="$i" '$1 == i {print "process in namespace " i ": " $2}'
-    done
-    return 0
-}
-
-on_exit() {
-    local rc=$? left
-    trap - EXIT
-    set +e
-    [[ -n $UP_PID ]] && kill -KILL "$UP_PID" 2>/dev/null
-    remember
-    if [[ -e $S || -n $(our_runs) ]]; then
-        bash "$CL" down >>"$T/down.log" 2>&1
-    fi
-    left=$(leftovers)
-    if [[ -n $left ]]; then
-        echo "FAIL: left behind at the end: $left" >&2
-        rc=1
-    fi
-    if ((rc != 0)); then
-        for f in "$T"/*.log "$T"/*.out; do [[ -e $f ]] && { echo "--- $(basename "$f")"; tail -n 20 "$f"; } >&2; done
-    fi
-    rm -rf "$T"
-    exit "$rc"
-}
-trap on_exit EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
-
-assert_clean() { # WHAT
-    local left
-    left=$(leftovers)
-    [[ -z $left ]] || fail "$1 left behind: $left"
-}
 
 # --- case 1: up, use, down ----------------------------------------------------------------
 
-if [[ -e $S || -n $(our_runs) ]]; then # an earlier run of this test was killed
-    remember
-    bash "$CL" down >"$T/down.log" 2>&1 || fail "down of an earlier run's cluster: $(cat "$T/down.log")"
-    assert_clean "down of an earlier run's cluster"
-    ok "removed the cluster an earlier run of this test left"
-fi
+cluster_fresh
 
 t0=$SECONDS
-bash "$CL" up 3 >"$T/up.out" 2>&1 || fail "up 3: $(cat "$T/up.out")"
+# (through a pipe: up must not leave anything holding its caller's output open)
+bash "$CL" up 3 2>&1 | timeout 90 cat >"$T/up.out" || fail "up 3 (or its output still open after 90 s): $(cat "$T/up.out")"
 remember
 [[ -n $PREFIXES ]] || fail "no hosts run tagged $TAG after up"
 ok "up 3 in $((SECONDS - t0)) s"
