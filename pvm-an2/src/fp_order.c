@@ -173,6 +173,10 @@ int fp_route_send(struct route *t, struct msg *m)
 		p = fp_peer_find(r, dst);
 		if (p && p->state != PEER_OPEN && p->state != PEER_PENDING)
 			p = NULL;
+	} else if (!r->active) {   /* an2d gone: no new pair, but one that sent by AN2 announces */
+		p = fp_peer_find(r, dst);
+		if (p && !p->req_sent)
+			p = NULL;
 	} else {
 		p = fp_negotiate_for_send(r, dst);
 	}

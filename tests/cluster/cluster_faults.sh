@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Faults across the hosts of a cluster (scripts/cluster.sh up 3; ctest label hosts), each while
+# a task on h1 receives a stream of numbered, patterned messages over AN2 from its child on
+# another host (fastpath_check stream): the child killed; the child's an2d killed; the child's
+# AN2 link cut (its traffic to the switch held, Ethernet and the pvmds untouched) for 2 s; the
+# child's host deleted (pvm console `delete`, i.e. pvm_delhosts) with the VC open. Each time the
+# receiver must end (no hang), nothing may arrive corrupted or out of order, and no message may
+# be missing unless a receive reported an error; the stream must have been on AN2 when the
+# fault came (the switch's counters), and AN2 must work again afterwards where the host is still
+# there. Usage: cluster_faults.sh PVM_TEST_BIN GROUPS_TEST_BIN DROPIN_DIR (ctest passes them).
+set -euo pipefail
+TESTBIN=$(cd "$1" && pwd)
+CLUSTER_TEST=faults
+# shellcheck source=/dev/null # the tests' shared harness
+source "$(dirname "$0")/cluster_lib.sh"
+
+N=3000 SIZE=60000 # a stream of 180 MB: seconds over AN2, long enough to be hit
+on() { bash "$CL" exec "$@"; } # on HOST -- CMD...
+cells_from() { # HOST: the cells its port of sw1 has taken in
+    local port=$((${1#h} - 1))
+    "$BIN/an2stat" --switch "$S/sw1/ctl" 2>/dev/null |
+        awk -v p="$port" '$1 == p && $2 == "host" { print $9; found = 1 } END { if (!found) print 0 }'
+}
+# the stream's child: fastpath_check running on HOST
+child_pid() { # HOST
+    local p
+    for p in $(pgrep -f "fastpath_check stream"); do
+        grep -qzx "AN2_CLUSTER_HOST=$1" "/proc/$p/environ" 2>/dev/null && echo "$p"
+    done
+    return 0
+}
+
+# stream_start HOST: the receiver on h1, its sender on HOST; returns once HOST's cells are
+# flowing (the stream is on AN2)
+stream_start() {
+    local host=$1 base
+    base=$(cells_from "$host")
+    on h1 -- env PVM_TEST_SPAWN_HOST="$host" timeout 200 "$TESTBIN/fastpath_check" stream "$N" "$SIZE" \
+        >"$T/stream.out" 2>"$T/stream.err" &
+    STREAM=$!
+    hosts_wait_for 300 eval '(( $(cells_from '"$host"') > '"$base"' + 100000 ))' ||
+        fail "the stream from $host never went over AN2: $(cat "$T/stream.out" "$T/stream.err")"
+}
+# stream_check WHAT: the receiver ended well; prints its summary line
+stream_check() {
+    local what=$1 rc=0 line got errors
+    wait "$STREAM" || rc=$?
+    line=$(grep '^stream: ' "$T/stream.out" || :)
+    [[ $rc == 0 && -n $line ]] || fail "$what: the receiver failed ($rc): $(cat "$T/stream.out" "$T/stream.err")"
+    [[ $line == *", 0 corrupted, 0 out of order, "* ]] || fail "$what: $line"
+    got=$(sed -E 's/^stream: ([0-9]+) of.*/\1/' <<<"$line")
+    errors=$(sed -E 's/.* ([0-9]+) receive errors$/\1/' <<<"$line")
+    echo "$what: $line"
+    if [[ ${2:-complete} == complete ]] && ((got != N && errors == 0)); then
+        fail "$what: messages missing without a receive error: $line"
+    fi
+}
+# an AN2 stream from HOST to h1 works (again)
+an2_works() { # HOST
+    local base
+    base=$(cells_from "$1")
+    on h1 -- env PVM_TEST_SPAWN_HOST="$1" timeout 60 "$TESTBIN/fastpath_check" stream 300 60000 >"$T/again.out" 2>&1 ||
+        fail "after the fault, messages from $1 fail: $(cat "$T/again.out")"
+    grep -q "^stream: 300 of 300 messages, 0 corrupted, 0 out of order, 0 receive errors" "$T/again.out" ||
+        fail "after the fault: $(cat "$T/again.out")"
+    (($(cells_from "$1") > base)) || fail "after the fault, nothing from $1 went over AN2"
+}
+
+cluster_fresh
+bash "$CL" up 3 --ep "$BIN:$TESTBIN:/usr/lib/pvm3/lib:/usr/bin" 2>&1 | timeout 90 cat >"$T/up.out" ||
+    fail "up 3: $(cat "$T/up.out")"
+remember
+ok "cluster of 3 hosts up"
+export PVM_EXPORT=LSAN_OPTIONS
+
+# --- the sender killed -----------------------------------------------------------------------
+stream_start h2
+c=$(child_pid h2)
+[[ -n $c ]] || fail "no sender on h2"
+kill -KILL $c
+stream_check "sender on h2 killed" partial
+ok "the sender on h2 killed mid-stream: the receiver ended, nothing corrupted or out of order"
+
+# --- the sender's an2d killed ----------------------------------------------------------------
+stream_start h2
+a=$(cat "$S/h2/tmp/an2d.pid")
+kill -KILL "$a"
+stream_check "an2d of h2 killed"
+grep -aq "an2d gone" "$S"/h1/tmp/pvml.* || fail "the sender did not log its an2d's end"
+an2_works h2 # (its next task there starts an an2d: AN2D_PATH)
+ok "h2's an2d killed mid-stream: the sender went on by the daemon route, all there or a receive error; AN2 again after"
+
+# --- the sender's AN2 link cut ---------------------------------------------------------------
+# h2's packets to the switch's port are held (htb class of 8 bit/s; tc's drop action is not
+# available here): the link falls silent, the pvmds (UDP) and everything else go on
+cut_on() {
+    on h2 -- tc qdisc add dev eth0 root handle 1: htb default 1 &&
+        on h2 -- tc class add dev eth0 parent 1: classid 1:1 htb rate 10gbit &&
+        on h2 -- tc class add dev eth0 parent 1: classid 1:2 htb rate 8bit ceil 8bit &&
+        on h2 -- tc filter add dev eth0 parent 1: protocol ip u32 match ip dport 7000 0xffff flowid 1:2
+} 2>/dev/null
+cut_off() { on h2 -- tc qdisc del dev eth0 root 2>/dev/null || :; }
+stream_start h2
+cut_on || { cut_off; fail "cannot hold h2's link traffic with tc"; }
+sleep 2
+cut_off
+stream_check "h2's AN2 link cut for 2 s"
+grep -q "uplink to the switch down" "$S/h2/an2d.log" || fail "h2's an2d did not see its link go"
+hosts_wait_for 100 eval 'bash "$CL" status | grep -q "^h2 .*uplink up"' || fail "h2's link did not come back"
+an2_works h2
+ok "h2's AN2 link cut for 2 s mid-stream: the pair went on by the daemon route, all there or a receive error; AN2 again after"
+
+# --- the sender's host deleted ---------------------------------------------------------------
+stream_start h3
+echo "delete h3" | on h1 -- timeout 30 pvm >"$T/delete.out" 2>&1 || :
+stream_check "h3 deleted" partial
+echo conf | on h1 -- timeout 30 pvm >"$T/conf.out" 2>&1 || :
+grep -Eq '(^|> )2 hosts, ' "$T/conf.out" || fail "h3 still in the machine: $(cat "$T/conf.out")"
+[[ -z $(child_pid h3) ]] || fail "the sender on h3 outlived its host's deletion"
+ok "h3 deleted (pvm_delhosts) mid-stream with its VC open: the receiver ended, nothing corrupted or out of order"
+
+if grep -E "Sanitizer|runtime error" "$S"/h*/tmp/pvml.* >&2; then
+    fail "a sanitizer report from a task (above)"
+fi
+bash "$CL" down >"$T/down.log" 2>&1 || fail "down: $(cat "$T/down.log")"
+assert_clean "down"
+echo "cluster_faults: all ok"
