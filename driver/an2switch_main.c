@@ -478,6 +478,8 @@ static uint64_t next_deadline(const struct state *st, uint64_t now)
             t = st->o->trunks[i].next_try_ns;
     if (st->s.next_advert_ns < t)
         t = st->s.next_advert_ns;
+    if (an2sw_drains_deadline(&st->s) < t)
+        t = an2sw_drains_deadline(&st->s);
     if (st->accept_paused_until && st->accept_paused_until < t)
         t = st->accept_paused_until;
     return t < now ? now : t;
@@ -492,6 +494,10 @@ static size_t report(const struct state *st, char *buf, size_t len)
         "%llu signalling messages not forwarded\n",
         st->s.id, (int)getpid(), (now_ns() - st->start_ns) / 1e9, st->s.nports, st->o->window,
         st->s.ncalls, (unsigned long long)st->s.sig_dropped);
+    OUT("releases held for buffered cells %llu, given up %llu (no cell left for %u ms), "
+        "held now %u\n",
+        (unsigned long long)st->s.releases_held, (unsigned long long)st->s.releases_given_up,
+        AN2_FIBER_DRAIN_STALL_MS, st->s.ndraining);
     OUT("\n%-4s %-12s %-5s %9s %7s %13s %5s %12s %12s %8s %8s %8s\n", "PORT", "PEER", "STATE",
         "RTT_US", "WINDOW", "RATE_CELLS/S", "VCS", "CELLS_IN", "CELLS_OUT", "DROPS", "LOST",
         "FLIPPED");
@@ -596,6 +602,7 @@ static void run(struct state *st, int sigfd, const int *lfds)
                 accept_links(st, lfds, lfds[tag - EV_LISTEN], now);
             }
         }
+        an2sw_drains_tick(&st->s, now); /* before pump: a RELEASE it lets go leaves now */
         pump(st, now);
         uint64_t t = traffic(st);
         if (t != last_traffic) {

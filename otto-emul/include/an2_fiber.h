@@ -45,7 +45,12 @@
  *            from its table, allocates the VCI on the outgoing link (from the half of the VCI
  *            space its HELLO's vci_half gives it), programs both directions and forwards.
  *   CONNECT  callee -> caller along the same hops: the callee accepted.
- *   RELEASE  either way along the hops: each hop removes its routes; `cause` says why.
+ *   RELEASE  either way along the hops: each hop removes its routes; `cause` says why. A
+ *            normal release (any cause but LINK_DOWN) is held at each hop, the releasing
+ *            end's own included, until the cells sent on the VC before it have left that
+ *            hop (so it reaches the far end behind them, on the same link), or until none
+ *            of them has left for AN2_FIBER_DRAIN_STALL_MS (then they are dropped, counted);
+ *            cells toward the releasing end are dropped at once. LINK_DOWN goes at once.
  *   LOOKUP   flooded to every host (hop limit in `hops`): who holds endpoint name `name`?
  *   FOUND    the holder -> the asker, routed by host address: called_ep is the endpoint.
  *   ROUTE    switch -> switch on trunks, every second: "switch called_host is `hops` trunks
@@ -67,6 +72,10 @@
 #define AN2_FIBER_FIRST_VCI 32u       /* VCIs below are reserved */
 #define AN2_FIBER_HALF_VCI 32768u     /* vci_half 0: [32, 32768); 1: [32768, 65536) */
 #define AN2_FIBER_MAX_HOPS 15u        /* trunks between two switches, at most */
+/* A RELEASE held at a hop whose buffered cells of the VC have not moved for this long goes
+ * on anyway (the receiver stalled): ten keepalive periods, long past any scheduling delay,
+ * short enough that a receiver that stopped reading holds no switch's buffer for long. */
+#define AN2_FIBER_DRAIN_STALL_MS 2000u
 
 enum an2_fiber_type {
     AN2_FIBER_HELLO = 1,
