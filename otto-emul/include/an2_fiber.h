@@ -26,8 +26,8 @@
  *
  * Credits (the credit update protocol, per VC and per hop)
  * --------------------------------------------------------
- * The receiving end of a link buffers up to `window` cells per VC (its HELLO says how many).
- * For each VC it counts the cells it has received and how many of them have left its buffer
+ * The receiving end of a link buffers up to `window` cells per VC; its HELLO gives the most
+ * it will ever buffer (its window may grow up to that, never shrink). For each VC it counts the cells it has received and how many of them have left its buffer
  * (Vr), and sends CREDIT records carrying limit = Vr + window: the cumulative count of cells
  * the sender may have sent on that VC. The sender keeps its own count Vs and sends only while
  * Vs < limit. Limits only grow, so a lost, late or merged update is healed by the next one,
@@ -102,7 +102,7 @@ struct an2_fiber_hello {
     uint16_t role;           /* enum an2_fiber_role */
     uint32_t switch_id;      /* a switch: its id (1..255); a host: 0 */
     uint32_t host_addr;      /* a switch to a host: the address it gives the host; else 0 */
-    uint32_t window;         /* cells per VC the sender's receive side buffers (>= 1) */
+    uint32_t window;         /* the most cells per VC the sender's receive side buffers */
     uint32_t keepalive_ms;   /* the sender's keepalive period (10..10000) */
     uint16_t vci_half;       /* 0 or 1: which half of the VCI space the SENDER allocates */
     uint16_t port;           /* the sender's port number for this link (a switch), else 0 */
