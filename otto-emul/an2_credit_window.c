@@ -44,7 +44,7 @@ uint32_t an2_credit_window_sample(struct an2_credit_window *w, uint64_t rtt_ns,
     w->next = (w->next + 1) % AN2_WINDOW_SAMPLES;
     if (w->nsamples < AN2_WINDOW_SAMPLES)
         w->nsamples++;
-    if (w->nsamples < 3)
+    if (w->nsamples < AN2_WINDOW_SAMPLES)
         return 0;
     uint32_t want = an2_credit_window_for(median(w), cells_per_second);
     if (want < w->window + w->window / 4 && want < AN2_WINDOW_CAP)

@@ -30,8 +30,9 @@ void an2_credit_window_init(struct an2_credit_window *w);
  * left), rounded up to 64 cells, between the floor and the cap. */
 uint32_t an2_credit_window_for(uint64_t rtt_ns, double cells_per_second);
 /* The link's current round trip (0: none measured yet): a new sample when it changed. The
- * window follows the median of the last AN2_WINDOW_SAMPLES (one late wake-up does not
- * inflate it), once at least three are in; it grows when that needs a quarter more than it
+ * window follows the median of the last AN2_WINDOW_SAMPLES (a few late wake-ups do not
+ * inflate it), once that many are in (1.6 s of keepalives: a link's first moments under
+ * load do not size it for good); it grows when that median needs a quarter more than it
  * has. Returns the new window when it grew, else 0. */
 uint32_t an2_credit_window_sample(struct an2_credit_window *w, uint64_t rtt_ns,
                                   double cells_per_second);

@@ -29,15 +29,20 @@ static void derived_window(void)
     CHECK(w.window == AN2_WINDOW_FLOOR, "starts at the floor");
     CHECK(an2_credit_window_sample(&w, 10000000, OC3) == 0, "one sample: no change");
     CHECK(an2_credit_window_sample(&w, 10000000, OC3) == 0, "a repeated value is no sample");
-    CHECK(an2_credit_window_sample(&w, 10000001, OC3) == 0, "two samples: no change");
-    CHECK(an2_credit_window_sample(&w, 10000002, OC3) == 4736, "three: grows to 4736");
+    for (unsigned i = 1; i < AN2_WINDOW_SAMPLES - 1; i++)
+        CHECK(an2_credit_window_sample(&w, 10000000 + i, OC3) == 0, "%u samples: no change",
+              i + 1);
+    CHECK(an2_credit_window_sample(&w, 10000009, OC3) == 4736, "all samples in: 4736");
     CHECK(an2_credit_window_sample(&w, 11000000, OC3) == 0, "a little more: no change");
+    for (unsigned i = 0; i < AN2_WINDOW_SAMPLES / 2 + 1; i++)
+        an2_credit_window_sample(&w, 30000000 + i, OC3);
+    CHECK(w.window == 14144, "most samples at 30 ms: %u", w.window);
     /* one late wake-up among short round trips does not move the median */
     an2_credit_window_init(&w);
-    uint64_t rtts[] = {100000, 110000, 500000000, 120000, 105000};
-    for (unsigned i = 0; i < 5; i++)
+    uint64_t rtts[] = {100000, 110000, 500000000, 120000, 105000, 400000000, 101000, 102000};
+    for (unsigned i = 0; i < 8; i++)
         CHECK(an2_credit_window_sample(&w, rtts[i], OC3) == 0, "sample %u: no change", i);
-    CHECK(w.window == AN2_WINDOW_FLOOR, "a spike: still the floor");
+    CHECK(w.window == AN2_WINDOW_FLOOR, "two spikes in eight: still the floor");
 }
 
 /* A device that takes cells only when open, recording the first payload byte of each. */

@@ -6,6 +6,9 @@
 # switch does not spin meanwhile.
 . "$(dirname "$0")/fabric_hosts_lib.sh"
 fh_up swa swb alpha beta
+# every hop's window fixed at 2048 cells (not derived from round trips, which a loaded
+# machine stretches): the stalled case fills each hop as planned
+W=(--vc-credits 2048)
 
 # tail SWITCHES...: the slow receiver on alpha gets all; each switch held >= 1 RELEASE, gave
 # up none, dropped nothing, and let out every cell it took in
@@ -47,9 +50,9 @@ stalled_ok() {
     [[ $(grep -c "did not move for" "$T/alpha.log") == 1 ]] || fail "alpha: the give-up is not logged once"
 }
 
-fh_switch s1 swa --id 1
-fh_an2d alpha swa:7000
-fh_an2d beta swa:7000
+fh_switch s1 swa --id 1 "${W[@]}"
+fh_an2d alpha swa:7000 "${W[@]}"
+fh_an2d beta swa:7000 "${W[@]}"
 tail_ok s1
 stalled_ok s1
 "$BIN/an2d" --socket "$(fh_sock alpha)" --stop
@@ -58,10 +61,10 @@ stalled_ok s1
 
 # (the give-ups logged so far are the first part's)
 mv "$T/alpha.log" "$T/alpha-1sw.log.old"
-fh_switch s2 swa --id 2
-fh_switch s3 swb --id 3 --trunk swa:7000
-fh_an2d alpha swa:7000
-fh_an2d beta swb:7000
+fh_switch s2 swa --id 2 "${W[@]}"
+fh_switch s3 swb --id 3 --trunk swa:7000 "${W[@]}"
+fh_an2d alpha swa:7000 "${W[@]}"
+fh_an2d beta swb:7000 "${W[@]}"
 fh_switch_shows s3 "switch 2 *up" || fail "trunk s3 -> s2 not up"
 tail_ok s2 s3
 stalled_ok s2 s3
