@@ -75,8 +75,8 @@ static void window_update(struct an2d_uplink *u)
     an2_link_info(u->link, &li);
     uint32_t w = an2_credit_window_sample(&u->windows, li.rtt_ns, u->cells_per_second);
     if (w && an2_link_set_window(u->link, w) == 0)
-        an2d_log("uplink: credit window %u cells per VC (round trip %.0f us)", w,
-                 li.rtt_ns / 1e3);
+        an2d_log("uplink: credit window %u cells per VC (median round trip %.0f us)", w,
+                 u->windows.median_ns / 1e3);
     else if (w)
         an2d_log("uplink: no memory to grow the credit window to %u cells", w);
 }

@@ -412,8 +412,9 @@ static void window_update(struct state *st, unsigned port)
         an2d_log("port %u: no memory to grow the credit window to %u cells", port, w);
         return;
     }
-    an2d_log("port %u: credit window %u cells per VC (round trip %.0f us at %s%.0f cells/s)",
-             port, w, li.rtt_ns / 1e3, rate > 0 ? "" : "unpaced, taken as ",
+    an2d_log("port %u: credit window %u cells per VC (median round trip %.0f us at "
+             "%s%.0f cells/s)", port, w, st->windows[port].median_ns / 1e3,
+             rate > 0 ? "" : "unpaced, taken as ",
              rate > 0 ? rate : AN2_WINDOW_UNPACED_CELLS_PER_S);
 }
 

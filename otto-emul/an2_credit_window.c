@@ -46,7 +46,8 @@ uint32_t an2_credit_window_sample(struct an2_credit_window *w, uint64_t rtt_ns,
         w->nsamples++;
     if (w->nsamples < AN2_WINDOW_SAMPLES)
         return 0;
-    uint32_t want = an2_credit_window_for(median(w), cells_per_second);
+    w->median_ns = median(w);
+    uint32_t want = an2_credit_window_for(w->median_ns, cells_per_second);
     if (want < w->window + w->window / 4 && want < AN2_WINDOW_CAP)
         return 0;
     if (want <= w->window)

@@ -20,6 +20,7 @@ struct an2_credit_window {
     uint64_t rtt_ns[AN2_WINDOW_SAMPLES];
     uint32_t nsamples, next;
     uint64_t last_rtt_ns;       /* the last value seen (a new keepalive gives a new one) */
+    uint64_t median_ns;         /* of the samples, when the window was last derived */
     uint32_t window;
 };
 
