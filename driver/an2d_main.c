@@ -16,6 +16,7 @@
 
 #include "an2.h"
 #include "an2_capture.h"
+#include "an2_credit_window.h"
 #include "an2_switch.h"
 #include "an2d_files.h"
 #include "an2d_log.h"
@@ -31,7 +32,7 @@
 #define FDS_PER_CLIENT 3    /* control socket, kick and interrupt eventfds */
 #define FDS_RESERVED 32     /* an2d's own: stdio, epoll, signalfd, lock, log, capture, ... */
 #define DEFAULT_MAX_CLIENTS 1024u
-#define AN2_FABRIC_CREDITS 2048u /* default --vc-credits with --switch */
+#define AN2_FABRIC_CREDITS AN2_WINDOW_FLOOR /* --switch: the uplink's window to start with */
 
 struct options {
     struct an2d_files files;  /* socket, pid and log paths */
@@ -44,6 +45,7 @@ struct options {
     double ber, cell_loss;
     uint64_t fault_seed;
     uint32_t vc_credits;
+    bool derive_window;           /* the uplink's window from its round trip (no --vc-credits) */
     bool daemonise, stop;
     struct an2_driver_limits limits;
     uint64_t spin_us, yield_us, pace_spin_us;
@@ -79,8 +81,9 @@ static void usage(FILE *f)
             "      --max-vcs N          per-task VC limit (default 1024)\n"
             "      --max-clients N      control connections at once (default 1024, fewer if\n"
             "                           RLIMIT_NOFILE does not allow 3 descriptors each)\n"
-            "      --vc-credits N       switch credit window per VC, in cells (default 64; 2048\n"
-            "                           with --switch)\n"
+            "      --vc-credits N       switch credit window per VC, in cells (default 64; with\n"
+            "                           --switch the uplink's, from its round trip times its\n"
+            "                           rate, 2048 to 16384)\n"
             "      --spin-us N, --yield-us N   idle: spin N us (default 0), then yield the\n"
             "                           CPU up to N us (default 3000), then sleep\n"
             "      --pace-spin-us N     spin when paced cells are due within N us (default 50)\n");
@@ -211,9 +214,12 @@ static int parse_options(int argc, char **argv, struct options *o)
     if (!o->switch_addr && getenv("AN2_SWITCH") && *getenv("AN2_SWITCH"))
         o->switch_addr = getenv("AN2_SWITCH");
     /* across hosts a VC's credits must cover a link's round trip (hundreds of microseconds
-     * here, with the processes' wake-ups) at its rate, and a whole 64 KiB PDU (1366 cells) */
-    if (o->switch_addr && !credits_given)
+     * here, with the processes' wake-ups) at its rate, and a whole 64 KiB PDU (1366 cells):
+     * the uplink's window is derived from its measured round trip (an2_credit_window.h) */
+    if (o->switch_addr && !credits_given) {
         o->vc_credits = AN2_FABRIC_CREDITS;
+        o->derive_window = true;
+    }
     struct an2_driver_limits *L = &o->limits;
     /* a lowered limit lowers the default with it, unless the default was given too */
     if (!vcs_given && L->default_vcs > L->max_vcs)
@@ -296,7 +302,9 @@ static int serve(struct options *o, int listen_fd, int ready_fd)
     struct otto *otto = NULL;
     struct an2_driver *drv = NULL;
     struct an2d_uplink up = {.spec = o->switch_addr, .epoll_tag = AN2D_EV_UPLINK,
-                             .window = o->vc_credits, .keepalive_ms = 200};
+                             .window = o->vc_credits, .keepalive_ms = 200,
+                             .derive_window = o->derive_window,
+                             .cells_per_second = o->cells_per_second};
     sigset_t sigs;
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGTERM);

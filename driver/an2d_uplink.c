@@ -38,7 +38,9 @@ static int connect_link(struct an2d_uplink *u, int timeout_ms, char *err, size_t
     if (fd < 0)
         return -1;
     struct an2_link_config cfg = {.fd = fd, .sw = u->sw, .port = AN2_UPLINK_PORT,
-                                  .role = AN2_FIBER_ROLE_HOST, .window = u->window,
+                                  .role = AN2_FIBER_ROLE_HOST,
+                                  .window = u->derive_window ? AN2_WINDOW_CAP : u->window,
+                                  .window_start = u->derive_window ? u->window : 0,
                                   .keepalive_ms = u->keepalive_ms,
                                   .on_sig = an2_driver_on_sig, .on_down = on_down,
                                   .ctx = u->drv};
@@ -50,6 +52,7 @@ static int connect_link(struct an2d_uplink *u, int timeout_ms, char *err, size_t
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = u->epoll_tag};
     epoll_ctl(u->epoll_fd, EPOLL_CTL_ADD, an2_link_fd(u->link), &ev);
     u->given = u->writing = false;
+    an2_credit_window_init(&u->windows);
     return 0;
 }
 
@@ -61,6 +64,21 @@ static void drop_link(struct an2d_uplink *u)
     an2_link_destroy(u->link);
     u->link = NULL;
     u->given = false;
+}
+
+/* The link's window follows its round trip times its rate (an2_credit_window.h). */
+static void window_update(struct an2d_uplink *u)
+{
+    if (!u->derive_window || !an2_link_is_up(u->link))
+        return;
+    struct an2_link_info li;
+    an2_link_info(u->link, &li);
+    uint32_t w = an2_credit_window_sample(&u->windows, li.rtt_ns, u->cells_per_second);
+    if (w && an2_link_set_window(u->link, w) == 0)
+        an2d_log("uplink: credit window %u cells per VC (median round trip %.0f us)", w,
+                 u->windows.median_ns / 1e3);
+    else if (w)
+        an2d_log("uplink: no memory to grow the credit window to %u cells", w);
 }
 
 /* The HELLO has come: the driver gets the link. */
@@ -142,6 +160,7 @@ void an2d_uplink_housekeeping(struct an2d_uplink *u, uint64_t now)
         return;
     }
     maybe_give(u);
+    window_update(u);
     bool want = an2_link_wants_write(u->link);
     if (want != u->writing) {
         struct epoll_event ev = {.events = EPOLLIN | (want ? EPOLLOUT : 0u),

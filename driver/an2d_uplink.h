@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "an2_credit_window.h"
+
 struct an2_switch;
 struct an2_driver;
 struct an2_link;
@@ -18,12 +20,15 @@ struct an2d_uplink {
     int epoll_fd;
     uint64_t epoll_tag;
     uint32_t window, keepalive_ms;
+    bool derive_window;           /* the window grows with the link's round trip × rate */
+    double cells_per_second;      /* the link's rate (0: unpaced) */
     /* state */
     struct an2_link *link;
     bool given;                   /* the driver has it (its HELLO came) */
     bool writing;                 /* EPOLLOUT is on */
     bool warned;
     uint64_t next_try_ns, active_ns;
+    struct an2_credit_window windows;
 };
 
 /* Connects and waits (up to timeout_ms) for the switch's HELLO. 0, or -1 with the reason

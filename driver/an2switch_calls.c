@@ -25,7 +25,7 @@ static struct an2_link *up_link(const struct an2sw *s, unsigned port)
                : NULL;
 }
 
-static void send_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m)
+void an2sw_send_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m)
 {
     struct an2_link *l = up_link(s, port);
     if (!l || !an2_link_send_sig(l, m))
@@ -97,14 +97,14 @@ void an2sw_routes_tick(struct an2sw *s, uint64_t now)
         if (!is_trunk(s, p))
             continue;
         struct an2_sig_msg m = {.type = AN2_SIG_ROUTE, .called_host = s->id, .hops = 0};
-        send_sig(s, p, &m);
+        an2sw_send_sig(s, p, &m);
         for (unsigned id = 1; id < 256; id++) {
             const struct an2sw_route *r = &s->routes[id];
             if (r->port < 0 || r->port == (int)p)   /* split horizon */
                 continue;
             m.called_host = id;
             m.hops = r->hops;
-            send_sig(s, p, &m);
+            an2sw_send_sig(s, p, &m);
         }
     }
 }
@@ -115,11 +115,10 @@ static void release_back(struct an2sw *s, unsigned port, const struct an2_sig_ms
     struct an2_sig_msg r = *setup;
     r.type = AN2_SIG_RELEASE;
     r.cause = cause;
-    send_sig(s, port, &r);
+    an2sw_send_sig(s, port, &r);
 }
 
-/* Removes the call's routes and link VCs, and the call. */
-static void call_free(struct an2sw *s, struct an2sw_call *c)
+void an2sw_call_free(struct an2sw *s, struct an2sw_call *c)
 {
     for (int i = 0; i < 2; i++) {
         an2_switch_route_del(s->sw, c->port[i], 0, c->vci[i]);
@@ -134,6 +133,16 @@ static void call_free(struct an2sw *s, struct an2sw_call *c)
 static void on_setup(struct an2sw *s, unsigned in, const struct an2_sig_msg *m)
 {
     struct an2_link *in_link = s->links[in];
+    struct an2sw_call *old = vc_map_get(&s->calls, call_key(in, m->vci));
+    if (old && old->draining && old->port[old->drain_from] == in &&
+        old->vci[old->drain_from] == m->vci) {
+        /* the end that released reuses the VCI: what it sent before must not wait longer */
+        static struct an2d_log_limit limit;
+        an2d_log_limited(&limit, "port %u: SETUP reuses VCI %u while its last VC drains: "
+                         "that VC's cells still here are dropped", in, m->vci);
+        s->releases_given_up++;
+        an2sw_drain_end(s, old, true);
+    }
     if (m->vci < AN2_FIBER_FIRST_VCI || vc_map_get(&s->calls, call_key(in, m->vci))) {
         static struct an2d_log_limit limit;
         an2d_log_limited(&limit, "port %u: SETUP on VCI %u, reserved or in use: refused", in,
@@ -177,22 +186,32 @@ static void on_setup(struct an2sw *s, unsigned in, const struct an2_sig_msg *m)
     struct an2_sig_msg fwd = *m;
     fwd.vci = vci;
     fwd.gen = gen;
-    send_sig(s, (unsigned)out, &fwd);
+    an2sw_send_sig(s, (unsigned)out, &fwd);
 }
 
-/* CONNECT or RELEASE: to the call's other end. */
-static void along_call(struct an2sw *s, unsigned in, const struct an2_sig_msg *m)
+/* CONNECT or RELEASE: to the call's other end. A normal RELEASE waits here while cells its
+ * end sent are still buffered (an2switch_drain.c). */
+static void along_call(struct an2sw *s, unsigned in, const struct an2_sig_msg *m, uint64_t now)
 {
     struct an2sw_call *c = vc_map_get(&s->calls, call_key(in, m->vci));
     if (!c)
         return; /* a call already released (both ends may release at once) */
     int other = c->port[0] == in && c->vci[0] == m->vci ? 1 : 0;
+    if (c->draining) {
+        /* the far end released too: nobody is left to drain to; a repeat is ignored */
+        if (m->type == AN2_SIG_RELEASE && other == c->drain_from)
+            an2sw_drain_end(s, c, false);
+        return;
+    }
     struct an2_sig_msg fwd = *m;
     fwd.vci = c->vci[other];
     unsigned out = c->port[other];
-    if (m->type == AN2_SIG_RELEASE)
-        call_free(s, c);
-    send_sig(s, out, &fwd);
+    if (m->type == AN2_SIG_RELEASE) {
+        if (m->cause != AN2_CAUSE_LINK_DOWN && an2sw_release_hold(s, c, !other, &fwd, now))
+            return;
+        an2sw_call_free(s, c);
+    }
+    an2sw_send_sig(s, out, &fwd);
 }
 
 void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m, uint64_t now)
@@ -206,7 +225,7 @@ void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m, u
         break;
     case AN2_SIG_CONNECT:
     case AN2_SIG_RELEASE:
-        along_call(s, port, m);
+        along_call(s, port, m, now);
         break;
     case AN2_SIG_LOOKUP: {
         uint64_t key = (uint64_t)m->calling_host << 32 | m->call_ref;
@@ -221,14 +240,14 @@ void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m, u
                 continue;
             struct an2_sig_msg fwd = *m;
             fwd.hops--;
-            send_sig(s, p, &fwd);
+            an2sw_send_sig(s, p, &fwd);
         }
         break;
     }
     case AN2_SIG_FOUND: {
         int out = port_for_host(s, m->calling_host);
         if (out >= 0 && (unsigned)out != port)
-            send_sig(s, (unsigned)out, m);
+            an2sw_send_sig(s, (unsigned)out, m);
         else
             s->sig_dropped++;
         break;
@@ -247,13 +266,21 @@ void an2sw_port_down(struct an2sw *s, unsigned port)
         struct an2sw_call *c = vc_map_slot_value(&s->calls, i);
         if (!c || (c->port[0] != port && c->port[1] != port))
             continue;
+        if (c->draining) { /* failures go at once: the held RELEASE with what was sent */
+            bool far_end_went = c->port[!c->drain_from] == port;
+            if (!far_end_went)
+                s->releases_given_up++;
+            an2sw_drain_end(s, c, !far_end_went);
+            i = (size_t)-1;
+            continue;
+        }
         int other = c->port[0] == port ? 1 : 0;
         struct an2_sig_msg r = {.type = AN2_SIG_RELEASE, .cause = AN2_CAUSE_LINK_DOWN,
                                 .vci = c->vci[other]};
         unsigned out = c->port[other];
-        call_free(s, c);
+        an2sw_call_free(s, c);
         if (out != port)
-            send_sig(s, out, &r);
+            an2sw_send_sig(s, out, &r);
         i = (size_t)-1; /* the map changed under the walk: start over (bounded by ncalls) */
     }
 }
@@ -263,9 +290,11 @@ void an2sw_calls_free(struct an2sw *s)
     for (size_t i = 0; i < s->calls.cap; i++) {
         struct an2sw_call *c = vc_map_slot_value(&s->calls, i);
         if (c) {
-            call_free(s, c);
+            an2sw_call_free(s, c);
             i = (size_t)-1;
         }
     }
+    s->draining = NULL;
+    s->ndraining = 0;
     vc_map_free(&s->calls);
 }

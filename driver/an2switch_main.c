@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "an2_capture.h"
+#include "an2_credit_window.h"
 #include "an2_link.h"
 #include "an2_netaddr.h"
 #include "an2_switch.h"
@@ -57,6 +58,7 @@ struct options {
     unsigned ntrunks;
     const char *pid_file, *log_file, *control;
     bool stop;
+    bool window_given;              /* --vc-credits: every link's window, fixed */
 };
 
 static uint64_t now_ns(void)
@@ -87,8 +89,9 @@ static void usage(FILE *f)
             "      --fault-seed N     seed of the fault injectors (default 1)\n"
             "      --capture FILE     write every PDU the switch receives to FILE (gzip pcap,\n"
             "                         SunATM: tshark -r FILE), with its VPI/VCI on that link\n"
-            "      --vc-credits N     cells buffered per VC and link: the credit window (2048:\n"
-            "                         a 64 KiB PDU and a round trip of 1 ms at OC-3c or more)\n"
+            "      --vc-credits N     cells buffered per VC and link: the credit window, fixed\n"
+            "                         (default: each link's, from its measured round trip times\n"
+            "                         its rate, 2048 (a 64 KiB PDU and half) to 16384 cells)\n"
             "      --keepalive-ms N   keepalive period (default 200; a link silent 3 periods is\n"
             "                         down)\n"
             "      --control PATH     answer an2stat --switch PATH there (a new Unix socket)\n"
@@ -126,7 +129,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"capture", required_argument, 0, O_CAPTURE},
         {"control", required_argument, 0, O_CONTROL},
         {0, 0, 0, 0}};
-    *o = (struct options){.id = 1, .nports = 16, .window = 2048, .keepalive_ms = 200,
+    *o = (struct options){.id = 1, .nports = 16, .window = AN2_WINDOW_FLOOR, .keepalive_ms = 200,
                           .fault_seed = 1};
     const char *port_rates[64], *port_faults[64];
     unsigned nport_rates = 0, nport_faults = 0;
@@ -152,7 +155,10 @@ static int parse_options(int argc, char **argv, struct options *o)
             if (ok)
                 port_rates[nport_rates++] = optarg;
             break;
-        case O_CREDITS: ok = parse_u32(optarg, 1, 1u << 16, &o->window); break;
+        case O_CREDITS:
+            ok = parse_u32(optarg, 1, 1u << 16, &o->window);
+            o->window_given = true;
+            break;
         case O_BER: ok = an2d_parse_probability(optarg, &o->ber) == 0; break;
         case O_LOSS: ok = an2d_parse_probability(optarg, &o->loss) == 0; break;
         case O_PORT_FAULTS:
@@ -294,6 +300,7 @@ struct state {
     bool *announced;                /* by port: its link's HELLO was logged */
     bool *writing;                  /* by port: EPOLLOUT is on */
     struct fault_inject *faults;    /* by port */
+    struct an2_credit_window *windows;  /* by port: derived from its link's round trip */
     struct an2_capture *capture;
     int control_fd;
     uint64_t start_ns;
@@ -339,7 +346,9 @@ static void add_link(struct state *st, int fd, uint64_t now)
         .faults = fault_inject_enabled(faults) ? faults : NULL, .capture = st->capture,
         .fd = fd, .sw = st->s.sw, .port = (unsigned)port, .role = AN2_FIBER_ROLE_SWITCH,
         .switch_id = st->s.id, .host_addr = an2_host_addr(st->s.id, (uint32_t)port),
-        .window = st->o->window, .keepalive_ms = st->o->keepalive_ms,
+        .window = st->o->window_given ? st->o->window : AN2_WINDOW_CAP,
+        .window_start = st->o->window_given ? 0 : AN2_WINDOW_FLOOR,
+        .keepalive_ms = st->o->keepalive_ms,
         .on_sig = link_sig, .on_down = link_down_cb, .ctx = st};
     struct an2_link *l = an2_link_create(&cfg, now);
     if (!l) {
@@ -356,6 +365,7 @@ static void add_link(struct state *st, int fd, uint64_t now)
     an2_switch_port_set_rate(st->s.sw, (unsigned)port, rate);
     st->s.links[port] = l;
     st->announced[port] = st->writing[port] = false;
+    an2_credit_window_init(&st->windows[port]);
 }
 
 static void remove_link(struct state *st, unsigned port)
@@ -376,11 +386,36 @@ static void announce(struct state *st, unsigned port)
     an2_link_info(st->s.links[port], &info);
     st->announced[port] = true;
     if (info.peer_role == AN2_FIBER_ROLE_HOST)
-        an2d_log("port %u: host %u.%u up (its window %u cells)", port, st->s.id, port,
+        an2d_log("port %u: host %u.%u up (its window up to %u cells)", port, st->s.id, port,
                  info.peer_window);
     else
         an2d_log("port %u: trunk to switch %u (its port %u) up", port, info.peer_switch_id,
                  info.peer_port);
+}
+
+static double port_rate(const struct state *st, unsigned port)
+{
+    return st->o->port_rate[port] >= 0 ? st->o->port_rate[port] : st->o->rate;
+}
+
+/* Unless --vc-credits fixed it, port's window follows its link's round trip times its rate
+ * (the peer is taken to send at the rate we send at). */
+static void window_update(struct state *st, unsigned port)
+{
+    struct an2_link_info li;
+    an2_link_info(st->s.links[port], &li);
+    double rate = port_rate(st, port);
+    uint32_t w = an2_credit_window_sample(&st->windows[port], li.rtt_ns, rate);
+    if (!w)
+        return;
+    if (an2_link_set_window(st->s.links[port], w) != 0) {
+        an2d_log("port %u: no memory to grow the credit window to %u cells", port, w);
+        return;
+    }
+    an2d_log("port %u: credit window %u cells per VC (median round trip %.0f us at "
+             "%s%.0f cells/s)", port, w, st->windows[port].median_ns / 1e3,
+             rate > 0 ? "" : "unpaced, taken as ",
+             rate > 0 ? rate : AN2_WINDOW_UNPACED_CELLS_PER_S);
 }
 
 static void trunks_connect(struct state *st, uint64_t now)
@@ -478,6 +513,8 @@ static uint64_t next_deadline(const struct state *st, uint64_t now)
             t = st->o->trunks[i].next_try_ns;
     if (st->s.next_advert_ns < t)
         t = st->s.next_advert_ns;
+    if (an2sw_drains_deadline(&st->s) < t)
+        t = an2sw_drains_deadline(&st->s);
     if (st->accept_paused_until && st->accept_paused_until < t)
         t = st->accept_paused_until;
     return t < now ? now : t;
@@ -488,10 +525,17 @@ static size_t report(const struct state *st, char *buf, size_t len)
 {
     size_t off = 0;
 #define OUT(...) (off += (size_t)snprintf(buf + off, off < len ? len - off : 0, __VA_ARGS__))
-    OUT("an2switch %u, pid %d, up %.1f s: %u ports, window %u cells per VC, %u VCs, "
+    char wtext[48];
+    snprintf(wtext, sizeof wtext, st->o->window_given ? "%u cells per VC" : "derived per link",
+             st->o->window);
+    OUT("an2switch %u, pid %d, up %.1f s: %u ports, window %s, %u VCs, "
         "%llu signalling messages not forwarded\n",
-        st->s.id, (int)getpid(), (now_ns() - st->start_ns) / 1e9, st->s.nports, st->o->window,
+        st->s.id, (int)getpid(), (now_ns() - st->start_ns) / 1e9, st->s.nports, wtext,
         st->s.ncalls, (unsigned long long)st->s.sig_dropped);
+    OUT("releases held for buffered cells %llu, given up %llu (no cell left for %u ms), "
+        "held now %u\n",
+        (unsigned long long)st->s.releases_held, (unsigned long long)st->s.releases_given_up,
+        AN2_FIBER_DRAIN_STALL_MS, st->s.ndraining);
     OUT("\n%-4s %-12s %-5s %9s %7s %13s %5s %12s %12s %8s %8s %8s\n", "PORT", "PEER", "STATE",
         "RTT_US", "WINDOW", "RATE_CELLS/S", "VCS", "CELLS_IN", "CELLS_OUT", "DROPS", "LOST",
         "FLIPPED");
@@ -510,11 +554,11 @@ static size_t report(const struct state *st, char *buf, size_t len)
             snprintf(peer, sizeof peer, "host %u.%u", li.host_addr >> 8, li.host_addr & 0xffu);
         else
             snprintf(peer, sizeof peer, "switch %u", li.peer_switch_id);
-        double rate = st->o->port_rate[p] >= 0 ? st->o->port_rate[p] : st->o->rate;
+        double rate = port_rate(st, p);
         char rtext[24];
         snprintf(rtext, sizeof rtext, rate > 0 ? "%.0f" : "unpaced", rate);
         OUT("%-4u %-12s %-5s %9.1f %7u %13s %5u %12llu %12llu %8llu %8llu %8llu\n", p, peer,
-            li.up ? "up" : "down", li.rtt_ns / 1e3, li.peer_window, rtext, li.vcs,
+            li.up ? "up" : "down", li.rtt_ns / 1e3, li.window, rtext, li.vcs,
             (unsigned long long)li.cells_in, (unsigned long long)li.cells_out,
             (unsigned long long)(pc.drops + li.dropped_unrouted),
             (unsigned long long)li.cells_lost, (unsigned long long)li.bits_flipped);
@@ -596,6 +640,7 @@ static void run(struct state *st, int sigfd, const int *lfds)
                 accept_links(st, lfds, lfds[tag - EV_LISTEN], now);
             }
         }
+        an2sw_drains_tick(&st->s, now); /* before pump: a RELEASE it lets go leaves now */
         pump(st, now);
         uint64_t t = traffic(st);
         if (t != last_traffic) {
@@ -618,6 +663,8 @@ static void run(struct state *st, int sigfd, const int *lfds)
             }
             if (an2_link_is_up(l) && !st->announced[p])
                 announce(st, p);
+            if (an2_link_is_up(l) && !st->o->window_given)
+                window_update(st, p);
             bool want = an2_link_wants_write(l);
             if (want != st->writing[p]) {
                 struct epoll_event e = {.events = EPOLLIN | (want ? EPOLLOUT : 0u),
@@ -682,10 +729,11 @@ int main(int argc, char **argv)
     st.announced = calloc(o.nports, sizeof *st.announced);
     st.writing = calloc(o.nports, sizeof *st.writing);
     st.faults = calloc(o.nports, sizeof *st.faults);
+    st.windows = calloc(o.nports, sizeof *st.windows);
     vc_map_init(&st.s.calls);
     for (unsigned id = 0; id < 256; id++)
         st.s.routes[id].port = -1;
-    if (!st.s.sw || !st.s.links || !st.announced || !st.writing || !st.faults) {
+    if (!st.s.sw || !st.s.links || !st.announced || !st.writing || !st.faults || !st.windows) {
         fprintf(stderr, "an2switch: out of memory\n");
         goto out;
     }
@@ -710,8 +758,12 @@ int main(int argc, char **argv)
                 o.pid_file);
         goto out;
     }
-    an2d_log("switch %u: %u ports, window %u cells per VC, %s", o.id, o.nports, o.window,
-             o.rate > 0 ? "paced" : "unpaced");
+    if (o.window_given)
+        an2d_log("switch %u: %u ports, window %u cells per VC, %s", o.id, o.nports, o.window,
+                 o.rate > 0 ? "paced" : "unpaced");
+    else
+        an2d_log("switch %u: %u ports, windows per link from %u to %u cells per VC, %s", o.id,
+                 o.nports, AN2_WINDOW_FLOOR, AN2_WINDOW_CAP, o.rate > 0 ? "paced" : "unpaced");
     run(&st, sigfd, lfds);
     status = 0;
     if (o.pid_file)
@@ -731,6 +783,7 @@ out:
     free(st.announced);
     free(st.writing);
     free(st.faults);
+    free(st.windows);
     if (st.control_fd >= 0) {
         close(st.control_fd);
         unlink(o.control);

@@ -81,6 +81,7 @@ void an2_driver_destroy(struct an2_driver *drv)
     free(drv->lookups);
     free(drv->drains);
     free(drv->closing);
+    free(drv->rdrains);
     free(drv->clients);
     free(drv);
 }

@@ -33,6 +33,7 @@ struct drv_vc {
     uint16_t peer_vc;
     bool     remote;       /* the peer is on another host: its cells cross the uplink */
     bool     released;     /* remote: the call is gone (RELEASE, or the uplink went down) */
+    bool     release_held; /* remote: the peer released; cells it sent still drain to us */
     uint16_t link_vci;     /* remote: the VC's VCI on the uplink */
 };
 
@@ -63,6 +64,20 @@ struct drv_drain {
     uint16_t vci;          /* the closed end's VCI: the route's input, still reserved */
     uint32_t peer_slot;
     uint16_t peer_vc;
+};
+
+/* A remote VC's release waiting for the cells sent before it to leave this host's switch:
+ * outward (our end closed: the RELEASE goes once our cells are on the uplink) or inward (the
+ * peer released: PEER_GONE once its cells have reached our VC). driver_remote_drain.c */
+struct drv_rdrain {
+    bool     outward;
+    uint16_t vci;          /* outward: our closed end's local VCI, still reserved */
+    uint16_t link_vci;
+    uint32_t slot;         /* inward: our end */
+    uint16_t vc;
+    uint8_t  cause;        /* inward: the peer's RELEASE cause */
+    uint64_t moved_ns;     /* when one of the cells last left */
+    uint64_t cells_out;    /* the route's cells out then */
 };
 
 /* A VC closed by its owner while transmits were queued on it (drv_vc.closing). */
@@ -126,6 +141,9 @@ struct an2_driver {
     struct drv_lookup *lookups;
     size_t nlookups, cap_lookups;
     uint32_t lookup_ref;
+    struct drv_rdrain *rdrains;   /* nrdrains used of cap_rdrains */
+    size_t nrdrains, cap_rdrains;
+    uint64_t releases_held, releases_given_up;
 };
 
 uint64_t drv_now_ns(void);
@@ -157,10 +175,37 @@ bool drv_is_remote(const struct an2_driver *drv, uint32_t endpoint_id);
 void drv_remote_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id);
 /* true if a remote request of this endpoint to peer_id was withdrawn */
 bool drv_remote_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id);
-/* A remote VC's end goes: routes, the uplink's VC and (unless it is gone) a RELEASE. */
-void drv_remote_teardown(struct an2_driver *drv, const struct drv_vc *v);
+/* A remote VC's end goes: routes, the uplink's VC and (unless it is gone) a RELEASE, sent
+ * once the cells it sent have left this host's switch. True if its local VCI stays reserved
+ * until then (the caller must not free it). */
+bool drv_remote_teardown(struct an2_driver *drv, const struct drv_vc *v);
 /* A departing endpoint's remote requests go (SETUPs sent are released). */
 void drv_remote_release_all(struct an2_driver *drv, uint32_t slot);
+/* The call of a connected remote VC is gone: routes go, the task gets PEER_GONE. */
+void drv_remote_vc_gone(struct an2_driver *drv, uint32_t slot, uint16_t vc, unsigned cause);
+/* Sends a RELEASE for the uplink VCI and forgets the uplink's VC. */
+void drv_remote_release(struct an2_driver *drv, uint16_t link_vci, uint8_t cause);
+
+/* driver_remote_drain.c: releases that wait for the VC's buffered cells (an2_fiber.h).
+ * Outward: our closed end; true if its cells are still buffered toward the uplink (the
+ * RELEASE is held, the VCI stays reserved). */
+bool drv_rdrain_outward(struct an2_driver *drv, uint16_t vci, uint16_t link_vci);
+/* Inward: the peer's RELEASE for our end (slot, vc); true if cells it sent are still
+ * buffered toward our VC (PEER_GONE is held until they have reached it). */
+bool drv_rdrain_inward(struct an2_driver *drv, uint32_t slot, uint16_t vc, uint8_t cause);
+/* Drains whose cells have all left end; those stalled for AN2_FIBER_DRAIN_STALL_MS end too
+ * (the cells dropped, counted, logged). */
+void drv_rdrains_check(struct an2_driver *drv, uint64_t now_ns);
+/* Our end closes while the peer's cells drain to it on link_vci: the drain goes (no
+ * PEER_GONE); the caller takes the routes down. */
+void drv_rdrain_cancel_inward(struct an2_driver *drv, uint16_t link_vci);
+/* The switch has forgotten the call on link_vci: a new SETUP reuses the VCI (why: logged,
+ * counted as given up), or (why NULL) the peer released too, which ends only our outward
+ * drain. The drain ends now, with no RELEASE from us. True if there was one. */
+bool drv_rdrain_end_link_vci(struct an2_driver *drv, uint16_t link_vci, const char *why);
+/* The uplink went: every drain ends at once (outward ones send nothing). */
+void drv_rdrains_uplink_gone(struct an2_driver *drv);
+
 /* a LOOKUP not answered here: asked over the fabric; false if there is no fabric */
 bool drv_remote_lookup(struct an2_driver *drv, uint32_t slot, uint32_t name);
 

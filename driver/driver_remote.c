@@ -59,7 +59,7 @@ static void sig(struct an2_driver *drv, const struct an2_sig_msg *m)
                          drv->uplink ? "queue full" : "down");
 }
 
-static void release(struct an2_driver *drv, uint16_t link_vci, uint8_t cause)
+void drv_remote_release(struct an2_driver *drv, uint16_t link_vci, uint8_t cause)
 {
     struct an2_sig_msg m = {.type = AN2_SIG_RELEASE, .cause = cause, .vci = link_vci};
     sig(drv, &m);
@@ -160,7 +160,7 @@ void drv_remote_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
             struct an2_sig_msg m = {.type = AN2_SIG_CONNECT, .vci = vci};
             sig(drv, &m);
         } else {
-            release(drv, vci, AN2_CAUSE_NO_VCI);
+            drv_remote_release(drv, vci, AN2_CAUSE_NO_VCI);
         }
         return;
     }
@@ -195,7 +195,7 @@ bool drv_remote_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
     if (i < 0)
         return false;
     if (drv->rpending[i].setup_sent)
-        release(drv, drv->rpending[i].link_vci, AN2_CAUSE_CANCELLED);
+        drv_remote_release(drv, drv->rpending[i].link_vci, AN2_CAUSE_CANCELLED);
     rpending_remove(drv, (size_t)i);
     return true;
 }
@@ -208,7 +208,7 @@ void drv_remote_release_all(struct an2_driver *drv, uint32_t slot)
             continue;
         }
         if (drv->rpending[i].setup_sent)
-            release(drv, drv->rpending[i].link_vci, AN2_CAUSE_CANCELLED);
+            drv_remote_release(drv, drv->rpending[i].link_vci, AN2_CAUSE_CANCELLED);
         rpending_remove(drv, i);
     }
     uint32_t id = drv->clients[slot].endpoint_id;
@@ -217,23 +217,34 @@ void drv_remote_release_all(struct an2_driver *drv, uint32_t slot)
             i++;
             continue;
         }
-        release(drv, drv->held[i].link_vci, AN2_CAUSE_NO_ENDPOINT);
+        drv_remote_release(drv, drv->held[i].link_vci, AN2_CAUSE_NO_ENDPOINT);
         drv->held[i] = drv->held[--drv->nheld];
     }
 }
 
-void drv_remote_teardown(struct an2_driver *drv, const struct drv_vc *v)
+bool drv_remote_teardown(struct an2_driver *drv, const struct drv_vc *v)
 {
     if (v->released)
-        return;
-    an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, v->vci);
+        return false;
+    /* cells toward our end are not wanted any more */
     an2_switch_route_del(drv->sw, AN2_UPLINK_PORT, 0, v->link_vci);
-    drv->nroutes -= 2;
-    release(drv, v->link_vci, AN2_CAUSE_NORMAL);
+    drv->nroutes--;
+    if (v->release_held) { /* the peer released already: no RELEASE back; the route from
+                            * our end went when its cells began to drain to us */
+        drv_rdrain_cancel_inward(drv, v->link_vci);
+        if (drv->uplink)
+            an2_link_vc_del(drv->uplink, v->link_vci);
+        return false;
+    }
+    if (drv->uplink && drv_rdrain_outward(drv, v->vci, v->link_vci))
+        return true; /* the RELEASE follows our cells still in the switch */
+    an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, v->vci);
+    drv->nroutes--;
+    drv_remote_release(drv, v->link_vci, AN2_CAUSE_NORMAL);
+    return false;
 }
 
-/* The call of a connected remote VC is gone: routes go, the task gets PEER_GONE. */
-static void remote_vc_gone(struct an2_driver *drv, uint32_t slot, uint16_t vc, unsigned cause)
+void drv_remote_vc_gone(struct an2_driver *drv, uint32_t slot, uint16_t vc, unsigned cause)
 {
     struct drv_vc *v = &drv->clients[slot].vcs[vc];
     an2_switch_route_del(drv->sw, AN2_HOST_PORT, AN2_LINK_VPI, v->vci);
@@ -242,6 +253,7 @@ static void remote_vc_gone(struct an2_driver *drv, uint32_t slot, uint16_t vc, u
     if (drv->uplink)
         an2_link_vc_del(drv->uplink, v->link_vci);
     v->released = true;
+    v->release_held = false;
     v->peer_gone = true;
     otto_vc_peer_gone(drv->otto, slot, vc);
     an2d_log("endpoint %u vc %u: the VC to endpoint %u is gone: %s",
@@ -255,7 +267,7 @@ static bool remote_vc_find(const struct an2_driver *drv, uint16_t link_vci, uint
         const struct drv_client *c = &drv->clients[s];
         for (uint32_t i = 0; c->vcs && i < c->max_vcs; i++)
             if (c->vcs[i].used && c->vcs[i].remote && !c->vcs[i].released &&
-                c->vcs[i].link_vci == link_vci) {
+                !c->vcs[i].release_held && c->vcs[i].link_vci == link_vci) {
                 *slot = s;
                 *vc = (uint16_t)i;
                 return true;
@@ -274,7 +286,12 @@ static void on_setup(struct an2_driver *drv, const struct an2_sig_msg *m, uint64
         sig(drv, &r);
         return;
     }
-    if (an2_link_vc_add(drv->uplink, m->vci, m->gen) != 0) {
+    int rc = an2_link_vc_add(drv->uplink, m->vci, m->gen);
+    if (rc == -EEXIST) { /* the switch reuses the VCI of a VC whose last cells drain to us */
+        drv_rdrain_end_link_vci(drv, m->vci, "a SETUP reuses the VCI");
+        rc = an2_link_vc_add(drv->uplink, m->vci, m->gen);
+    }
+    if (rc != 0) {
         struct an2_sig_msg r = *m;
         r.type = AN2_SIG_RELEASE;
         r.cause = AN2_CAUSE_NO_VCI;
@@ -289,12 +306,12 @@ static void on_setup(struct an2_driver *drv, const struct an2_sig_msg *m, uint64
             struct an2_sig_msg r = {.type = AN2_SIG_CONNECT, .vci = m->vci};
             sig(drv, &r);
         } else {
-            release(drv, m->vci, AN2_CAUSE_NO_VCI);
+            drv_remote_release(drv, m->vci, AN2_CAUSE_NO_VCI);
         }
         return;
     }
     if (!grow((void **)&drv->held, drv->nheld, &drv->cap_held, sizeof *drv->held)) {
-        release(drv, m->vci, AN2_CAUSE_NO_VCI);
+        drv_remote_release(drv, m->vci, AN2_CAUSE_NO_VCI);
         return;
     }
     drv->held[drv->nheld++] = (struct drv_held){.from_id = m->calling_ep, .to_id = m->called_ep,
@@ -310,14 +327,17 @@ static void on_connect(struct an2_driver *drv, const struct an2_sig_msg *m)
             continue;
         rpending_remove(drv, i);
         if (remote_bind(drv, p.slot, p.to_id, p.link_vci) != 0)
-            release(drv, p.link_vci, AN2_CAUSE_NO_VCI);
+            drv_remote_release(drv, p.link_vci, AN2_CAUSE_NO_VCI);
         return;
     }
-    release(drv, m->vci, AN2_CAUSE_CANCELLED); /* nobody here waits for it any more */
+    drv_remote_release(drv, m->vci, AN2_CAUSE_CANCELLED); /* nobody here waits for it any more */
 }
 
 static void on_release(struct an2_driver *drv, const struct an2_sig_msg *m)
 {
+    /* both ends released: what our closed end still sends is not wanted */
+    if (drv_rdrain_end_link_vci(drv, m->vci, NULL))
+        return;
     for (size_t i = 0; i < drv->nrpending; i++) {
         struct drv_rpending p = drv->rpending[i];
         if (!p.setup_sent || p.link_vci != m->vci)
@@ -341,8 +361,9 @@ static void on_release(struct an2_driver *drv, const struct an2_sig_msg *m)
         }
     uint32_t slot;
     uint16_t vc;
-    if (remote_vc_find(drv, m->vci, &slot, &vc))
-        remote_vc_gone(drv, slot, vc, m->cause);
+    if (remote_vc_find(drv, m->vci, &slot, &vc) &&
+        (m->cause == AN2_CAUSE_LINK_DOWN || !drv_rdrain_inward(drv, slot, vc, m->cause)))
+        drv_remote_vc_gone(drv, slot, vc, m->cause);
 }
 
 static void answer_lookup(struct an2_driver *drv, size_t i, int status, uint32_t endpoint_id)
@@ -422,7 +443,7 @@ void an2_driver_fabric_tick(struct an2_driver *drv, uint64_t now)
             i++;
             continue;
         }
-        release(drv, drv->held[i].link_vci, AN2_CAUSE_TIMEOUT);
+        drv_remote_release(drv, drv->held[i].link_vci, AN2_CAUSE_TIMEOUT);
         drv->held[i] = drv->held[--drv->nheld];
     }
     for (size_t i = 0; i < drv->nlookups;)
@@ -446,12 +467,13 @@ void an2_driver_set_uplink(struct an2_driver *drv, struct an2_link *link)
         drv->uplink = link;
         return;
     }
-    /* the uplink went: every call across it is gone */
+    /* the uplink went: every call across it is gone, at once */
+    drv_rdrains_uplink_gone(drv);
     for (uint32_t s = 0; s < drv->limits.max_clients; s++) {
         struct drv_client *c = &drv->clients[s];
         for (uint32_t i = 0; c->vcs && i < c->max_vcs; i++)
             if (c->vcs[i].used && c->vcs[i].remote && !c->vcs[i].released)
-                remote_vc_gone(drv, s, (uint16_t)i, AN2_CAUSE_LINK_DOWN);
+                drv_remote_vc_gone(drv, s, (uint16_t)i, AN2_CAUSE_LINK_DOWN);
     }
     drv->uplink = NULL;
     while (drv->nrpending) {

@@ -294,6 +294,8 @@ static void closing_check(struct an2_driver *drv)
 void an2_driver_drains_check(struct an2_driver *drv)
 {
     closing_check(drv);
+    if (drv->nrdrains)
+        drv_rdrains_check(drv, drv_now_ns());
     for (size_t i = 0; i < drv->ndrains;) {
         if (cells_buffered(drv, drv->drains[i].vci)) {
             i++;
@@ -333,7 +335,7 @@ static void vc_teardown(struct an2_driver *drv, uint32_t slot, uint16_t vc)
     c->vcs_open--;
     bool vci_kept = false;
     if (v.remote) {
-        drv_remote_teardown(drv, &v);
+        vci_kept = drv_remote_teardown(drv, &v);
     } else if (v.draining) {
         drain_cancel(drv, slot, vc);
     } else if (!v.peer_gone) {

@@ -295,14 +295,15 @@ static bool credits_out(struct an2_link *l, uint64_t now)
     struct an2_fiber_credit batch[AN2_FIBER_MAX_CREDITS];
     unsigned n = 0;
     bool sent = false;
-    uint32_t quarter = l->cfg.window / 4 ? l->cfg.window / 4 : 1;
+    uint32_t window = l->info.window;
+    uint32_t quarter = window / 4 ? window / 4 : 1;
     for (uint32_t i = 0; i < l->nvcs; i++) {
         struct link_vc *v = l->vcs[i];
         uint32_t limit = v->rx_count + an2_switch_tx_credit(l->cfg.sw, l->cfg.port, 0, v->vci);
         uint32_t grown = limit - v->rx_limit_sent;
         uint32_t left = v->rx_limit_sent - v->rx_count;   /* credit the sender still has */
         if (!l->credit_refresh &&
-            (!grown || (int32_t)grown < 0 || (grown < quarter && left >= l->cfg.window / 2)))
+            (!grown || (int32_t)grown < 0 || (grown < quarter && left >= window / 2)))
             continue;
         batch[n++] = (struct an2_fiber_credit){.vci = htons(v->vci), .gen = htons(v->gen),
                                                .limit = htonl(limit)};
@@ -658,7 +659,7 @@ static void keepalive(struct an2_link *l, uint64_t now)
 struct an2_link *an2_link_create(const struct an2_link_config *cfg, uint64_t now_ns)
 {
     struct an2_link *l = calloc(1, sizeof *l);
-    if (!l || !cfg->sw || !cfg->window) {
+    if (!l || !cfg->sw || !cfg->window || cfg->window_start > cfg->window) {
         free(l);
         close(cfg->fd);
         errno = l ? EINVAL : ENOMEM;
@@ -672,8 +673,13 @@ struct an2_link *an2_link_create(const struct an2_link_config *cfg, uint64_t now
     l->open_cells = SIZE_MAX;
     l->created_ns = l->last_rx_ns = l->last_write_ns = now_ns;
     vc_map_init(&l->by_vci);
+    l->info.window = cfg->window_start ? cfg->window_start : cfg->window;
     struct an2_port_device dev = {.receive = dev_receive, .ctx = l};
     int rc = l->out && l->in ? an2_switch_port_attach(cfg->sw, cfg->port, &dev) : -ENOMEM;
+    if (!rc && an2_switch_port_set_window(cfg->sw, cfg->port, l->info.window) != 0) {
+        an2_switch_port_detach(cfg->sw, cfg->port);
+        rc = -ENOMEM;
+    }
     if (rc) {
         free(l->out);
         free(l->in);
@@ -713,6 +719,16 @@ bool an2_link_wants_write(const struct an2_link *l) { return l->out_len > 0; }
 void an2_link_info(const struct an2_link *l, struct an2_link_info *out)
 {
     *out = l->info;
+}
+
+int an2_link_set_window(struct an2_link *l, uint32_t cells)
+{
+    if (cells <= l->info.window || cells > l->cfg.window)
+        return 0;
+    int rc = an2_switch_port_set_window(l->cfg.sw, l->cfg.port, cells);
+    if (rc == 0)
+        l->info.window = cells; /* credits_out grants the routes' larger credit */
+    return rc;
 }
 
 bool an2_link_poll(struct an2_link *l, uint64_t now_ns)

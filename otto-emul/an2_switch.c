@@ -16,6 +16,7 @@
 struct route {
     unsigned in_port, out_port;
     uint16_t in_vpi, in_vci, out_vpi, out_vci;
+    uint32_t window;          /* buffer cells: its input port's window when made; only grows */
     uint32_t credit;          /* credits the upstream device holds: window - cells held here */
     uint8_t *ring;            /* window cells of 53 bytes, allocated when first needed */
     uint32_t head, count;     /* buffered cells, oldest at head */
@@ -28,6 +29,7 @@ struct route {
 struct port {
     struct an2_port_device dev;
     bool attached;
+    uint32_t window;              /* of routes in from this port; 0: the switch's */
     struct link_pacer out_pacer;  /* switch -> device direction of the port's link */
     struct an2_port_counters c;
 };
@@ -110,6 +112,7 @@ void an2_switch_port_detach(struct an2_switch *sw, unsigned port)
     if (port < sw->nports) {
         memset(&sw->port[port].dev, 0, sizeof sw->port[port].dev);
         sw->port[port].attached = false;
+        sw->port[port].window = 0; /* the next link on the port starts afresh */
     }
 }
 
@@ -130,9 +133,10 @@ int an2_switch_route_add(struct an2_switch *sw, unsigned in_port, uint16_t in_vp
     struct route *r = calloc(1, sizeof *r);
     if (!r)
         return -ENOMEM;
+    uint32_t window = sw->port[in_port].window ? sw->port[in_port].window : sw->window;
     *r = (struct route){ .in_port = in_port, .out_port = out_port, .in_vpi = in_vpi,
                          .in_vci = in_vci, .out_vpi = out_vpi, .out_vci = out_vci,
-                         .credit = sw->window };
+                         .window = window, .credit = window };
     int rc = vc_map_put(&sw->routes, key, r);
     if (rc)
         free(r);
@@ -162,7 +166,8 @@ static void active_remove(struct an2_switch *sw, struct route *r)
 
 static uint8_t *ring_cell(const struct an2_switch *sw, const struct route *r, uint32_t i)
 {
-    return r->ring + (size_t)((r->head + i) % sw->window) * AAL5_CELL_BYTES;
+    (void)sw;
+    return r->ring + (size_t)((r->head + i) % r->window) * AAL5_CELL_BYTES;
 }
 
 static bool cell_is_eop(const uint8_t *cell)
@@ -301,7 +306,7 @@ void an2_switch_send(struct an2_switch *sw, unsigned port, uint16_t vpi, uint16_
     if (k == n)
         return;
     if (!r->ring) {
-        r->ring = malloc((size_t)sw->window * AAL5_CELL_BYTES);
+        r->ring = malloc((size_t)r->window * AAL5_CELL_BYTES);
         if (!r->ring)
             abort();
     }
@@ -315,12 +320,12 @@ static bool drain(struct an2_switch *sw, struct route *r, uint64_t now)
 {
     bool moved = false;
     while (r->count) {
-        uint32_t contiguous = sw->window - r->head;
+        uint32_t contiguous = r->window - r->head;
         if (contiguous > r->count)
             contiguous = r->count;
         struct cell_run run = { .ncells = contiguous, .cells = ring_cell(sw, r, 0) };
         uint32_t k = deliver(sw, r, &run, now);
-        r->head = (r->head + k) % sw->window;
+        r->head = (r->head + k) % r->window;
         r->count -= k;
         moved |= k > 0;
         if (k < contiguous)
@@ -367,6 +372,43 @@ uint64_t an2_switch_next_deadline(const struct an2_switch *sw)
             t = next;
     }
     return t;
+}
+
+/* r's buffer grows to `cells` (> its window): the cells held keep their order, and the
+ * upstream device gets the difference as credit. -ENOMEM leaves r as it was. */
+static int route_grow(const struct an2_switch *sw, struct route *r, uint32_t cells)
+{
+    if (r->ring) {
+        uint8_t *ring = malloc((size_t)cells * AAL5_CELL_BYTES);
+        if (!ring)
+            return -ENOMEM;
+        for (uint32_t i = 0; i < r->count; i++)
+            memcpy(ring + (size_t)i * AAL5_CELL_BYTES, ring_cell(sw, r, i), AAL5_CELL_BYTES);
+        free(r->ring);
+        r->ring = ring;
+        r->head = 0;
+    }
+    r->credit += cells - r->window;
+    r->window = cells;
+    return 0;
+}
+
+int an2_switch_port_set_window(struct an2_switch *sw, unsigned port, uint32_t cells)
+{
+    if (!sw || port >= sw->nports || cells == 0)
+        return -EINVAL;
+    uint32_t now = sw->port[port].window ? sw->port[port].window : sw->window;
+    if (cells <= now)
+        return 0;
+    sw->port[port].window = cells;
+    int rc = 0;
+    /* bounded by the map's capacity; a window grows a few times in a link's life */
+    for (size_t i = 0; i < sw->routes.cap; i++) {
+        struct route *r = vc_map_slot_value(&sw->routes, i);
+        if (r && r->in_port == port && r->window < cells && route_grow(sw, r, cells) != 0)
+            rc = -ENOMEM;
+    }
+    return rc;
 }
 
 int an2_switch_port_set_rate(struct an2_switch *sw, unsigned port, double cells_per_second)

@@ -26,8 +26,8 @@
  *
  * Credits (the credit update protocol, per VC and per hop)
  * --------------------------------------------------------
- * The receiving end of a link buffers up to `window` cells per VC (its HELLO says how many).
- * For each VC it counts the cells it has received and how many of them have left its buffer
+ * The receiving end of a link buffers up to `window` cells per VC; its HELLO gives the most
+ * it will ever buffer (its window may grow up to that, never shrink). For each VC it counts the cells it has received and how many of them have left its buffer
  * (Vr), and sends CREDIT records carrying limit = Vr + window: the cumulative count of cells
  * the sender may have sent on that VC. The sender keeps its own count Vs and sends only while
  * Vs < limit. Limits only grow, so a lost, late or merged update is healed by the next one,
@@ -45,7 +45,12 @@
  *            from its table, allocates the VCI on the outgoing link (from the half of the VCI
  *            space its HELLO's vci_half gives it), programs both directions and forwards.
  *   CONNECT  callee -> caller along the same hops: the callee accepted.
- *   RELEASE  either way along the hops: each hop removes its routes; `cause` says why.
+ *   RELEASE  either way along the hops: each hop removes its routes; `cause` says why. A
+ *            normal release (any cause but LINK_DOWN) is held at each hop, the releasing
+ *            end's own included, until the cells sent on the VC before it have left that
+ *            hop (so it reaches the far end behind them, on the same link), or until none
+ *            of them has left for AN2_FIBER_DRAIN_STALL_MS (then they are dropped, counted);
+ *            cells toward the releasing end are dropped at once. LINK_DOWN goes at once.
  *   LOOKUP   flooded to every host (hop limit in `hops`): who holds endpoint name `name`?
  *   FOUND    the holder -> the asker, routed by host address: called_ep is the endpoint.
  *   ROUTE    switch -> switch on trunks, every second: "switch called_host is `hops` trunks
@@ -67,6 +72,10 @@
 #define AN2_FIBER_FIRST_VCI 32u       /* VCIs below are reserved */
 #define AN2_FIBER_HALF_VCI 32768u     /* vci_half 0: [32, 32768); 1: [32768, 65536) */
 #define AN2_FIBER_MAX_HOPS 15u        /* trunks between two switches, at most */
+/* A RELEASE held at a hop whose buffered cells of the VC have not moved for this long goes
+ * on anyway (the receiver stalled): ten keepalive periods, long past any scheduling delay,
+ * short enough that a receiver that stopped reading holds no switch's buffer for long. */
+#define AN2_FIBER_DRAIN_STALL_MS 2000u
 
 enum an2_fiber_type {
     AN2_FIBER_HELLO = 1,
@@ -93,7 +102,7 @@ struct an2_fiber_hello {
     uint16_t role;           /* enum an2_fiber_role */
     uint32_t switch_id;      /* a switch: its id (1..255); a host: 0 */
     uint32_t host_addr;      /* a switch to a host: the address it gives the host; else 0 */
-    uint32_t window;         /* cells per VC the sender's receive side buffers (>= 1) */
+    uint32_t window;         /* the most cells per VC the sender's receive side buffers */
     uint32_t keepalive_ms;   /* the sender's keepalive period (10..10000) */
     uint16_t vci_half;       /* 0 or 1: which half of the VCI space the SENDER allocates */
     uint16_t port;           /* the sender's port number for this link (a switch), else 0 */

@@ -21,7 +21,9 @@ struct an2_link_config {
     uint16_t role;              /* ours: AN2_FIBER_ROLE_HOST or _SWITCH */
     uint32_t switch_id;         /* ours, if a switch */
     uint32_t host_addr;         /* a switch: the address it gives the host at the other end */
-    uint32_t window;            /* cells per VC our side buffers: the switch's window */
+    uint32_t window;            /* the most cells per VC our side will buffer (our HELLO) */
+    uint32_t window_start;      /* what it buffers at first (an2_link_set_window grows it);
+                                 * 0: window */
     uint32_t keepalive_ms;      /* 0: 200 */
     /* Optional, applied to the data cells this end receives (after their credit is
      * counted, so a lost cell costs no credit): injected bit errors and cell loss, and a
@@ -40,6 +42,7 @@ struct an2_link_info {
     bool     up;                /* HELLO exchanged, not down */
     uint16_t peer_role;
     uint32_t peer_switch_id, peer_port, host_addr, peer_window;
+    uint32_t window;            /* cells per VC our side buffers now */
     uint64_t rtt_ns;            /* last keepalive round trip; 0 until measured */
     uint64_t cells_in, cells_out, credits_in, credits_out, sig_in, sig_out;
     uint64_t dropped_unrouted;  /* cells for a VC not (or no longer) set up here */
@@ -80,6 +83,10 @@ void an2_link_vc_del(struct an2_link *link, uint16_t vci);
 /* A free VCI from our half of this link's VCI space (not set up here), with a fresh
  * generation; 0 if none is free. */
 uint16_t an2_link_vci_alloc(struct an2_link *link, uint16_t *gen);
+/* Our side now buffers `cells` per VC (more than before, at most cfg.window): the switch
+ * port's window grows (an2_switch_port_set_window) and the next credits grant it. Windows
+ * only grow: a smaller value, or one above cfg.window, is ignored. 0 or -ENOMEM. */
+int an2_link_set_window(struct an2_link *link, uint32_t cells);
 /* Queues a signalling message (one cell on VCI 5). False if the queue is full (dropped). */
 bool an2_link_send_sig(struct an2_link *link, const struct an2_sig_msg *msg);
 

@@ -34,6 +34,13 @@ int an2_switch_route_add(struct an2_switch *sw, unsigned in_port, uint16_t in_vp
 int an2_switch_route_del(struct an2_switch *sw, unsigned in_port, uint16_t in_vpi,
                          uint16_t in_vci);
 
+/* Sets the buffer (credit window) of every VC coming in from `port`: those routed from now
+ * on, and those already there, whose upstream device gets the extra credit. Windows only
+ * grow (a smaller value is ignored), so credit limits already granted stay valid; the port's
+ * window returns to the switch's when its device detaches. 0, -EINVAL, or -ENOMEM (some
+ * routes kept their smaller window). */
+int an2_switch_port_set_window(struct an2_switch *sw, unsigned port, uint32_t cells);
+
 /* Paces the switch -> device direction of one port's link at cells_per_second (0: unpaced),
  * instead of the rate of the config. 0 or -EINVAL. */
 int an2_switch_port_set_rate(struct an2_switch *sw, unsigned port, double cells_per_second);
