@@ -9,9 +9,14 @@
  * poll may send the cells the link owes since the last one, within limits: a link that was
  * idle (nothing queued) owes at most LINK_PACER_BURST cells; a backlogged link (cells were
  * queued at the last poll, e.g. while the emulator was descheduled) owes what it would have
- * sent in up to LINK_PACER_CATCHUP_NS. The long-run rate is exact; bursts stay bounded. */
+ * sent in up to LINK_PACER_CATCHUP_NS. The long-run rate is exact: over any span a link sends
+ * at most the span plus LINK_PACER_CATCHUP_NS worth of cells (an idle one the span plus its
+ * burst). The catch-up covers how long a hop of the emulation waits for a CPU on a busy
+ * machine: up to about 10 ms on 2 cores shared by two an2d, two an2switch and the tasks. A
+ * real chain of links loses none of that time; a link that may owe only part of it loses the
+ * rest for good, and each hop of a path adds its own losses (docs/fabric.md, "Pacing"). */
 #define LINK_PACER_BURST 32u
-#define LINK_PACER_CATCHUP_NS 2000000.0
+#define LINK_PACER_CATCHUP_NS 10000000.0
 
 struct link_pacer {
     double ns_per_cell;   /* 0: unpaced */
