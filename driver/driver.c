@@ -41,6 +41,10 @@ struct an2_driver *an2_driver_create(const struct an2_driver_limits *limits, int
     drv->start_ns = drv_now_ns();
     drv->next_endpoint_id = 1;
     drv->vci_cursor = AN2_FIRST_VCI;
+    /* switches forward a LOOKUP once per (asker, number): an an2d restarted at the same
+     * address must not count from where its predecessor did, or its first look-ups would be
+     * taken for ones already seen and dropped */
+    drv->lookup_ref = (uint32_t)(drv->start_ns ^ (drv->start_ns >> 32));
     drv->clients = calloc(limits->max_clients, sizeof *drv->clients);
     if (!drv->clients) {
         free(drv);

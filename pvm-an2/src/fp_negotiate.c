@@ -223,7 +223,7 @@ int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m)
 			fp_peer_fail(r, p, NULL, 0);
 		}
 	} else if (tag == FP_TAG_NOTE) {
-		if (p && p->req_seen && p->state != PEER_DEAD) {
+		if (p && p->req_seen) {   /* (also after a failure: it tells what was lost) */
 			p->note_pending = 1;
 			p->note_need = (uint32_t)value;
 		}

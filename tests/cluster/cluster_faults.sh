@@ -14,7 +14,6 @@ CLUSTER_TEST=faults
 # shellcheck source=/dev/null # the tests' shared harness
 source "$(dirname "$0")/cluster_lib.sh"
 
-N=3000 SIZE=60000 # a stream of 180 MB: seconds over AN2, long enough to be hit
 on() { bash "$CL" exec "$@"; } # on HOST -- CMD...
 cells_from() { # HOST: the cells its port of sw1 has taken in
     local port=$((${1#h} - 1))
@@ -30,12 +29,13 @@ child_pid() { # HOST
     return 0
 }
 
-# stream_start HOST: the receiver on h1, its sender on HOST; returns once HOST's cells are
-# flowing (the stream is on AN2)
+# stream_start HOST [MODE N SIZE]: the receiver on h1, its sender on HOST; returns once HOST's
+# cells are flowing (the stream is on AN2)
 stream_start() {
-    local host=$1 base
+    local host=$1 mode=${2:-stream} base
+    N=${3:-3000} SIZE=${4:-60000}
     base=$(cells_from "$host")
-    on h1 -- env PVM_TEST_SPAWN_HOST="$host" timeout 200 "$TESTBIN/fastpath_check" stream "$N" "$SIZE" \
+    on h1 -- env PVM_TEST_SPAWN_HOST="$host" timeout 200 "$TESTBIN/fastpath_check" "$mode" "$N" "$SIZE" \
         >"$T/stream.out" 2>"$T/stream.err" &
     STREAM=$!
     hosts_wait_for 300 eval '(( $(cells_from '"$host"') > '"$base"' + 100000 ))' ||
@@ -91,22 +91,27 @@ an2_works h2 # (its next task there starts an an2d: AN2D_PATH)
 ok "h2's an2d killed mid-stream: the sender went on by the daemon route, all there or a receive error; AN2 again after"
 
 # --- the sender's AN2 link cut ---------------------------------------------------------------
-# h2's packets to the switch's port are held (htb class of 8 bit/s; tc's drop action is not
-# available here): the link falls silent, the pvmds (UDP) and everything else go on
-cut_on() {
-    on h2 -- tc qdisc add dev eth0 root handle 1: htb default 1 &&
-        on h2 -- tc class add dev eth0 parent 1: classid 1:1 htb rate 10gbit &&
-        on h2 -- tc class add dev eth0 parent 1: classid 1:2 htb rate 8bit ceil 8bit &&
-        on h2 -- tc filter add dev eth0 parent 1: protocol ip u32 match ip dport 7000 0xffff flowid 1:2
-} 2>/dev/null
+# h2's packets to the switch's port are held (an htb class of 8 bit/s; tc's drop action is not
+# available here): the link falls silent, the pvmds (UDP) and everything else go on. The cut
+# comes while the receiver sleeps 4 s after 20 messages of 1.1 MB and the sender waits for
+# credit in mid-message (fastpath_check stall).
 cut_off() { on h2 -- tc qdisc del dev eth0 root 2>/dev/null || :; }
-stream_start h2
-cut_on || { cut_off; fail "cannot hold h2's link traffic with tc"; }
+on h2 -- sh -c 'tc qdisc add dev eth0 root handle 1: htb default 1 &&
+    tc class add dev eth0 parent 1: classid 1:1 htb rate 10gbit &&
+    tc class add dev eth0 parent 1: classid 1:2 htb rate 8bit ceil 8bit' >/dev/null 2>&1 ||
+    { cut_off; fail "cannot shape h2's traffic with tc"; }
+stream_start h2 stall 200 1100000
+hosts_wait_for 300 grep -q sleeping "$T/stream.out" || { cut_off; fail "the receiver never paused"; }
+on h2 -- sh -c 'tc filter add dev eth0 parent 1: protocol ip u32 match ip dport 7000 0xffff flowid 1:2 &&
+    tc filter add dev eth0 parent 1: protocol ipv6 u32 match ip6 dport 7000 0xffff flowid 1:2' ||
+    { cut_off; fail "cannot hold h2's link traffic with tc"; }
 sleep 2
 cut_off
 stream_check "h2's AN2 link cut for 2 s"
 grep -q "uplink to the switch down" "$S/h2/an2d.log" || fail "h2's an2d did not see its link go"
-hosts_wait_for 100 eval 'bash "$CL" status | grep -q "^h2 .*uplink up"' || fail "h2's link did not come back"
+# (its an2d's last word on its uplink says it is up again)
+hosts_wait_for 100 eval 'grep "uplink" "$S/h2/an2d.log" | tail -n 1 | grep -q " up: this host"' ||
+    fail "h2's link did not come back"
 an2_works h2
 ok "h2's AN2 link cut for 2 s mid-stream: the pair went on by the daemon route, all there or a receive error; AN2 again after"
 
