@@ -112,6 +112,15 @@ struct drv_lookup {
     uint64_t deadline_ns;
 };
 
+/* A LOOKUP from another host for a name no endpoint here has, remembered for as long as its
+ * asker waits: an endpoint that registers the name meanwhile (a task just spawned there)
+ * answers it at once instead of the asker timing out. */
+#define DRV_HEARD_LOOKUPS 32
+struct drv_heard_lookup {
+    uint64_t until_ns;            /* 0: free */
+    uint32_t name, call_ref, calling_host;
+};
+
 struct an2_driver {
     struct an2_driver_limits limits;
     struct otto *otto;
@@ -141,6 +150,8 @@ struct an2_driver {
     struct drv_lookup *lookups;
     size_t nlookups, cap_lookups;
     uint32_t lookup_ref;
+    struct drv_heard_lookup heard[DRV_HEARD_LOOKUPS]; /* LOOKUPs for names not (yet) here */
+    unsigned heard_next;
     struct drv_rdrain *rdrains;   /* nrdrains used of cap_rdrains */
     size_t nrdrains, cap_rdrains;
     uint64_t releases_held, releases_given_up;
@@ -208,6 +219,8 @@ void drv_rdrains_uplink_gone(struct an2_driver *drv);
 
 /* a LOOKUP not answered here: asked over the fabric; false if there is no fabric */
 bool drv_remote_lookup(struct an2_driver *drv, uint32_t slot, uint32_t name);
+/* Endpoint c has just been named: answer the LOOKUPs for its name heard meanwhile. */
+void drv_remote_name_registered(struct an2_driver *drv, const struct drv_client *c);
 
 /* driver_names.c: REGISTER and LOOKUP */
 void drv_name_request(struct an2_driver *drv, uint32_t slot, const struct an2_ctl_req *q);

@@ -37,6 +37,7 @@ void drv_name_request(struct an2_driver *drv, uint32_t slot, const struct an2_ct
         c->name = q->name;
         r.endpoint_id = c->endpoint_id;
         an2d_log("endpoint %u (pid %d) is named 0x%x", c->endpoint_id, (int)c->pid, q->name);
+        drv_remote_name_registered(drv, c);
     } else if (!holder && drv_remote_lookup(drv, slot, q->name)) {
         return; /* asked over the fabric: FOUND or a timeout answers */
     } else if (!holder) {

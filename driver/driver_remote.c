@@ -397,16 +397,44 @@ bool drv_remote_lookup(struct an2_driver *drv, uint32_t slot, uint32_t name)
     return true;
 }
 
+static void send_found(struct an2_driver *drv, const struct drv_client *c, uint32_t asker,
+                       uint32_t call_ref)
+{
+    struct an2_sig_msg f = {.type = AN2_SIG_FOUND, .calling_host = asker,
+                            .called_host = drv->host_addr, .called_ep = c->endpoint_id,
+                            .name = c->name, .call_ref = call_ref};
+    sig(drv, &f);
+}
+
 static void on_lookup(struct an2_driver *drv, const struct an2_sig_msg *m)
 {
+    if (!m->name)
+        return;
     for (uint32_t i = 0; i < drv->limits.max_clients; i++) {
         struct drv_client *c = &drv->clients[i];
-        if (c->fd >= 0 && c->endpoint_id && !c->doomed && c->name == m->name && m->name) {
-            struct an2_sig_msg f = {.type = AN2_SIG_FOUND, .calling_host = m->calling_host,
-                                    .called_host = drv->host_addr, .called_ep = c->endpoint_id,
-                                    .name = m->name, .call_ref = m->call_ref};
-            sig(drv, &f);
+        if (c->fd >= 0 && c->endpoint_id && !c->doomed && c->name == m->name) {
+            send_found(drv, c, m->calling_host, m->call_ref);
             return;
+        }
+    }
+    /* not here (yet): kept while its asker waits; the oldest makes room (every host hears
+     * every LOOKUP, so this costs a fixed table, never memory an asker could make grow) */
+    drv->heard[drv->heard_next] = (struct drv_heard_lookup){
+        .until_ns = drv_now_ns() + LOOKUP_NS, .name = m->name, .call_ref = m->call_ref,
+        .calling_host = m->calling_host};
+    drv->heard_next = (drv->heard_next + 1) % DRV_HEARD_LOOKUPS;
+}
+
+void drv_remote_name_registered(struct an2_driver *drv, const struct drv_client *c)
+{
+    if (!drv->uplink || !c->name)
+        return;
+    uint64_t now = drv_now_ns();
+    for (unsigned i = 0; i < DRV_HEARD_LOOKUPS; i++) {
+        struct drv_heard_lookup *h = &drv->heard[i];
+        if (h->until_ns > now && h->name == c->name) {
+            send_found(drv, c, h->calling_host, h->call_ref);
+            h->until_ns = 0;
         }
     }
 }

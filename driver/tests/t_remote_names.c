@@ -4,6 +4,7 @@
  * given up is no longer found. */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "an2_pair.h"
 
@@ -30,6 +31,11 @@ int main(void)
         if (an2_register_name(p.ep, 0) != 0)
             FAIL("give the name up");
         an2_pair_signal(&p, 'g');
+        an2_pair_await(&p);          /* the parent is asking for NAME + 2 already */
+        usleep(50000);
+        if (an2_register_name(p.ep, NAME + 2) != 0)
+            FAIL("register while the parent looks");
+        an2_pair_signal(&p, 'r');
         an2_pair_await(&p);
         return 0;
     }
@@ -41,10 +47,15 @@ int main(void)
     an2_pair_signal(&p, 'f');
     an2_pair_await(&p);
     expect_lookup(p.ep, NAME, -ESRCH, 0);
+    /* a name registered while the look-up is under way (a task just spawned there): the
+     * holder's an2d heard the LOOKUP and answers when the name comes, not the timeout */
+    an2_pair_signal(&p, 'l');
+    expect_lookup(p.ep, NAME + 2, 0, p.peer_id);
+    an2_pair_await(&p);
     an2_pair_signal(&p, 'q');
     if (an2_pair_wait_child(&p) != 0)
         FAIL("the other host's side failed");
-    printf("remote names: found across hosts with the holder's id; unknown and given-up "
-           "names not found\n");
+    printf("remote names: found across hosts with the holder's id, also when registered during "
+           "the look-up; unknown and given-up names not found\n");
     return 0;
 }

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 
 #define RETRY_LOOKUP_US 20000    /* a task not (yet) registered is looked up again after this; */
-#define RETRY_REMOTE_US 2000000  /* on another host this, as asking the fabric takes a while */
+#define RETRY_REMOTE_US 2000000  /* on another host this, doubling after each miss up to 64 s:
+                                  * a look-up over the fabric waits for every host's silence
+                                  * (0.3 s), and a task that registers while one is under way
+                                  * answers it, so a miss mostly means a task off AN2 */
+#define REMOTE_MISSES_MAX 6      /* (2 s << 5) */
 #define SETUP_WAIT_US 5000       /* the first message waits this long for the VC, then goes
                                   * by the daemon route (a peer busy elsewhere answers late) */
 
@@ -72,7 +76,13 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid)
 		if (rc != 0) {
 			/* not a fast-path task (or not registered yet): never sent anything of ours */
 			p->state = PEER_NO_AN2;
-			p->retry_at_ms = fp_now_us() + (remote ? RETRY_REMOTE_US : RETRY_LOOKUP_US);
+			long long wait = RETRY_LOOKUP_US;
+			if (remote) {
+				if (p->remote_misses < REMOTE_MISSES_MAX)
+					p->remote_misses++;
+				wait = (long long)RETRY_REMOTE_US << (p->remote_misses - 1);
+			}
+			p->retry_at_ms = fp_now_us() + wait;
 			return NULL;
 		}
 		p->ep_id = id;

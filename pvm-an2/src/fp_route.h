@@ -59,6 +59,7 @@ struct peer {
 	enum peer_state state;
 	uint32_t ep_id;          /* the peer's endpoint */
 	long long retry_at_ms;   /* PEER_NO_AN2: look up again after this */
+	int remote_misses;       /* look-ups over the fabric that found nothing, in a row */
 	int vc;                  /* local VC index, -1 if none */
 	int vc_started;          /* an2_vc_open_start done, not completed */
 	char addr[AN2_ADDR_LEN];
