@@ -220,6 +220,9 @@ int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m)
 		p->note_pending = 0;
 		p->ep_id = (uint32_t)value;
 		if (p->state == PEER_DEAD) {
+			/* its VC came, carried messages and ended before this REQ (a task that sent
+			 * and left at once): what it sent is delivered now, then no new pair */
+			fp_order_release(r, p, 1);
 			send_ctl(src, FP_TAG_NAK, 0);
 			return 1;
 		}
