@@ -182,6 +182,52 @@ END {
     }
   }
 
+  # Across two emulated hosts (transports ending in -2hosts): PVM over AN2 through one switch
+  # against stock PVM's direct route (TCP over the veth) and its daemon route (UDP).
+  x_an2 = "pvm-an2-2hosts"; x_tcp = "pvm-direct-2hosts"; x_dmn = "pvm-daemon-2hosts"
+  if (count[x_an2] > 0 || count[x_tcp] > 0) {
+    print "\n## Across two hosts: PVM over AN2 against TCP PVM\n"
+    print "Two emulated hosts (network namespaces joined by veths), stock pvmd on each; AN2 through one an2switch, its links over TCP on the same veths.\n"
+    print "| transport | latency 8 B (µs) | bandwidth 64 KiB (MB/s) | bandwidth 4 MiB (MB/s) |"
+    print "| --- | ---: | ---: | ---: |"
+    nx = split(x_an2 "|" x_tcp "|" x_dmn "|raw-aal5-1sw|tcp-veth", xrow, "|")
+    for (i = 1; i <= nx; i++) {
+      if (count[xrow[i]] == 0) continue
+      printf "| %s | %s | %s | %s |\n", xrow[i], latency_cell(xrow[i], 8), bandwidth_cell(xrow[i], 65536),
+        bandwidth_cell(xrow[i], 4194304)
+    }
+    if (count[x_an2] > 0 && count[x_tcp] > 0) {
+      delete ratio
+      print "\n| ping-pong, PvmDataRaw | latency 8 B, AN2 / direct (µs) | AN2 faster by | 64 KiB, AN2 / direct (MB/s) | AN2/direct | 4 MiB, AN2 / direct (MB/s) | AN2/direct |"
+      print "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+      printf "| %s vs %s | %s | %s | %s |\n", x_an2, x_tcp, ratio_cells(x_an2, x_tcp, 8, 1),
+        ratio_cells(x_an2, x_tcp, 65536, 0), ratio_cells(x_an2, x_tcp, 4194304, 0)
+      printf "\nThe targets across hosts, unpaced: 8-byte latency lower than stock direct (aim 3×): %s; ",
+        !(8 in ratio) ? "not measured" : sprintf("%.2f× (%s)", ratio[8], ratio[8] > 1 ? "lower" : "not lower")
+      printf "64 KiB bandwidth ≥ 2× stock direct: %s.\n", verdict(65536, 2)
+    }
+    # paced: each one's goodput against the line (OC-3c's SONET payload, 149.76 Mb/s) and
+    # against its own protocol's capacity (AAL5 payload; TCP payload of the shaped frames)
+    px = 0
+    for (i = 1; i <= 2; i++) if (count[(i == 1 ? x_an2 : x_tcp) "-oc3"] > 0) px++
+    if (px) {
+      print "\n**At OC-3c** (AN2 links paced; for stock PVM the veths shaped with tc tbf to 149.76 Mb/s, which counts whole Ethernet frames: a TCP segment carries 1,448 of every 1,514 bytes):\n"
+      print "| transport | size | goodput (MB/s) | of the line (18.72 MB/s) | of its protocol's capacity |"
+      print "| --- | ---: | ---: | ---: | ---: |"
+      for (i = 1; i <= 2; i++) {
+        name = (i == 1 ? x_an2 : x_tcp) "-oc3"
+        if (count[name] == 0) continue
+        for (k = 1; k <= 2; k++) {
+          b = nearest(name, k == 1 ? 65536 : 4194304, 1e12)
+          if (b == "") continue
+          cap = (i == 1) ? oc3_capacity(b) : 18.72 * 1448 / 1514
+          printf "| %s | %s | %s | %.1f%% | %.1f%% (%s MB/s) |\n", name, bytes_text(b), fmt(bw[name, b]),
+            100 * bw[name, b] / 18.72, 100 * bw[name, b] / cap, fmt(cap)
+        }
+      }
+    }
+  }
+
   print "\n## Every measured row: patterns and encodings\n"
   print "`/inplace`: PvmDataInPlace; `/psend`: pvm_psend/pvm_precv; `/exchange`: pairwise exchange (both send, then both receive; time per iteration, bandwidth counts both directions); `/stream`: one-way streaming (time per message); `/cold`: ping-pong with both tasks' buffers evicted from the caches before each exchange (GAMMA's cold cache).\n"
   print "| transport | sizes | latency 8 B (µs) | bandwidth 64 KiB (MB/s) | bandwidth 4 MiB (MB/s) | peak (MB/s) | n½ (bytes) |"

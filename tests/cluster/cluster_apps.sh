@@ -18,12 +18,6 @@ CLUSTER_TEST=apps
 # shellcheck source=/dev/null # the tests' shared harness
 source "$(dirname "$0")/cluster_lib.sh"
 
-# the cells a host's port of sw1 has taken in (what that host's tasks sent over AN2)
-cells_from() { # HOST
-    local port=$((${1#h} - 1))
-    "$BIN/an2stat" --switch "$S/sw1/ctl" 2>/dev/null |
-        awk -v p="$port" '$1 == p && $2 == "host" { print $9; found = 1 } END { if (!found) print 0 }'
-}
 declare -A CELLS
 cells_mark() { local h; for h in h1 h2 h3; do CELLS[$h]=$(cells_from "$h"); done; }
 # cells_moved WHAT HOST...: each HOST sent cells over AN2 since cells_mark
@@ -35,7 +29,6 @@ cells_moved() {
         ((n > 0)) || fail "$what: no cell from $h crossed the switch"
     done
 }
-on() { bash "$CL" exec "$@"; } # on HOST -- CMD...
 
 cluster_fresh
 ep=$BIN:$TESTBIN:$GRPBIN:/usr/lib/pvm3/lib:/usr/bin
@@ -117,10 +110,4 @@ grep -q "^child t8" "$T/mixed.out" || fail "mixed: the sender did not run on h2:
 cells_moved "mixed routes" h2
 ok "mixed routes: 3,000 messages from h2, route at random per message, all in order and intact"
 
-# spawned tasks write to the master pvmd's log: a sanitizer report there fails the test too
-if grep -E "Sanitizer|runtime error" "$S"/h*/tmp/pvml.* >&2; then
-    fail "a sanitizer report from a task (above)"
-fi
-bash "$CL" down >"$T/down.log" 2>&1 || fail "down: $(cat "$T/down.log")"
-assert_clean "down"
-echo "cluster_apps: all ok"
+cluster_finish cluster_apps

@@ -14,12 +14,6 @@ CLUSTER_TEST=faults
 # shellcheck source=/dev/null # the tests' shared harness
 source "$(dirname "$0")/cluster_lib.sh"
 
-on() { bash "$CL" exec "$@"; } # on HOST -- CMD...
-cells_from() { # HOST: the cells its port of sw1 has taken in
-    local port=$((${1#h} - 1))
-    "$BIN/an2stat" --switch "$S/sw1/ctl" 2>/dev/null |
-        awk -v p="$port" '$1 == p && $2 == "host" { print $9; found = 1 } END { if (!found) print 0 }'
-}
 # the stream's child: fastpath_check running on HOST
 child_pid() { # HOST
     local p
@@ -124,9 +118,4 @@ grep -Eq '(^|> )2 hosts, ' "$T/conf.out" || fail "h3 still in the machine: $(cat
 [[ -z $(child_pid h3) ]] || fail "the sender on h3 outlived its host's deletion"
 ok "h3 deleted (pvm_delhosts) mid-stream with its VC open: the receiver ended, nothing corrupted or out of order"
 
-if grep -E "Sanitizer|runtime error" "$S"/h*/tmp/pvml.* >&2; then
-    fail "a sanitizer report from a task (above)"
-fi
-bash "$CL" down >"$T/down.log" 2>&1 || fail "down: $(cat "$T/down.log")"
-assert_clean "down"
-echo "cluster_faults: all ok"
+cluster_finish cluster_faults

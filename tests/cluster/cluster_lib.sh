@@ -5,7 +5,8 @@
 # /etc/netns entry, watchdog, process). Source it from a test script after `set -euo pipefail`:
 #   CLUSTER_TEST=NAME; source cluster_lib.sh
 # Then: fail/ok/skip, CL (scripts/cluster.sh), BIN (build/bin), S (the state), remember,
-# leftovers, assert_clean WHAT, cluster_fresh (removes what a killed earlier run left).
+# leftovers, assert_clean WHAT, cluster_fresh (removes what a killed earlier run left), on HOST
+# -- CMD (cluster.sh exec), cells_from HOST (what its port of sw1 took in), cluster_finish NAME.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=${AN2_SOURCE_DIR:-$(cd "$HERE/../.." && pwd)}
 CL=$SRC/scripts/cluster.sh
@@ -121,4 +122,24 @@ cluster_fresh() {
     bash "$CL" down >"$T/down.log" 2>&1 || fail "down of an earlier run's cluster: $(cat "$T/down.log")"
     assert_clean "down of an earlier run's cluster"
     ok "removed the cluster an earlier run of this test left"
+}
+
+on() { bash "$CL" exec "$@"; } # on HOST -- CMD...
+
+# the cells host hN's port of sw1 (port N-1) has taken in: what its tasks sent over AN2
+cells_from() { # HOST
+    local port=$((${1#h} - 1))
+    "$BIN/an2stat" --switch "$S/sw1/ctl" 2>/dev/null |
+        awk -v p="$port" '$1 == p && $2 == "host" { print $9; found = 1 } END { if (!found) print 0 }'
+}
+
+# the end of a test that went well: no sanitizer report from a task (spawned tasks write to
+# the master pvmd's log), the cluster down, nothing left
+cluster_finish() { # NAME
+    if grep -E "Sanitizer|runtime error" "$S"/h*/tmp/pvml.* >&2; then
+        fail "a sanitizer report from a task (above)"
+    fi
+    bash "$CL" down >"$T/down.log" 2>&1 || fail "down: $(cat "$T/down.log")"
+    assert_clean "down"
+    echo "$1: all ok"
 }
