@@ -10,7 +10,8 @@
 #     reduce, scatter/gather;
 #   - Debian's unmodified example binaries on the drop-in libpvm3.so.3, their tasks spawned on
 #     every host, print what they print on Debian's library;
-#   - per-sender order: 3,000 messages from h2, each on a route chosen at random.
+#   - per-sender order: 3,000 messages from h2, each on a route chosen at random;
+#   - a task whose an2d is on no fabric reaches its peer on h2 through the pvmds, and says so once.
 # Usage: cluster_apps.sh PVM_TEST_BIN GROUPS_TEST_BIN DROPIN_DIR (ctest passes them).
 set -euo pipefail
 TESTBIN=$(cd "$1" && pwd) GRPBIN=$(cd "$2" && pwd) DROPIN=$(cd "$3" && pwd)
@@ -109,5 +110,26 @@ grep -q "^mixed: 3000 messages in order, 0 corrupted" "$T/mixed.out" || fail "mi
 grep -q "^child t8" "$T/mixed.out" || fail "mixed: the sender did not run on h2: $(cat "$T/mixed.out")"
 cells_moved "mixed routes" h2
 ok "mixed routes: 3,000 messages from h2, route at random per message, all in order and intact"
+
+# --- a host whose an2d is on no fabric -------------------------------------------------------
+# the receiver on h1 uses an an2d of its own (started in h1, so that down ends it if we fail)
+# that is attached to no switch: its peer on h2 is reached through the pvmds, and it says so once
+solo=$S/h1/tmp/solo
+mkdir -m 700 "$solo"
+on h1 -- env -u AN2_SWITCH "$BIN/an2d" --daemon --socket "$solo/an2d.sock" --idle-exit 30 >"$T/solo.out" 2>&1 ||
+    fail "an2d without a switch: $(cat "$T/solo.out")"
+cells_mark
+on h1 -- env AN2_SOCKET="$solo/an2d.sock" PVM_TEST_SPAWN_HOST=h2 timeout 120 \
+    "$TESTBIN/fastpath_check" stream 300 60000 >"$T/solo.out" 2>"$T/solo.err" ||
+    { cat "$T/solo.out" "$T/solo.err" >&2; fail "a receiver whose an2d is on no fabric"; }
+on h1 -- "$BIN/an2d" --stop --socket "$solo/an2d.sock" >/dev/null 2>&1 || :
+rm -rf "$solo"
+grep -q "^stream: 300 of 300 messages, 0 corrupted, 0 out of order, 0 receive errors" "$T/solo.out" ||
+    fail "no fabric: $(cat "$T/solo.out")"
+[[ $(grep -c "is not attached to an AN2 switch" "$T/solo.err") == 1 ]] ||
+    fail "the receiver did not say once that its an2d is on no fabric: $(cat "$T/solo.err")"
+n=$(($(cells_from h2) - ${CELLS[h2]}))
+((n < 100)) || fail "no fabric: $n cells from h2 crossed the switch"
+ok "a receiver whose an2d is on no fabric: 300 messages from h2 through the pvmds, said once"
 
 cluster_finish cluster_apps
