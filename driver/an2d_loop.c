@@ -137,7 +137,9 @@ void an2d_loop_run(struct an2d_loop *L)
     L->next_tick = now + TICK_NS;
     L->idle_since = now;
     for (;;) {
-        bool progress = poll_hardware(L, now);
+        /* the clock read afresh: a yield may have kept us off the CPU for long, and input
+         * read with a stamp from before it would look older than it is (a link "silent") */
+        bool progress = poll_hardware(L, now_ns());
         now = now_ns();
         if (now >= next_ctl) {
             if (handle_events(L, 0) < 0 || (now >= L->next_tick && !tick(L, now)))
