@@ -137,7 +137,9 @@ void an2d_loop_run(struct an2d_loop *L)
     L->next_tick = now + TICK_NS;
     L->idle_since = now;
     for (;;) {
-        bool progress = poll_hardware(L, now);
+        /* the clock read afresh: a yield may have kept us off the CPU for long, and input
+         * read with a stamp from before it would look older than it is (a link "silent") */
+        bool progress = poll_hardware(L, now_ns());
         now = now_ns();
         if (now >= next_ctl) {
             if (handle_events(L, 0) < 0 || (now >= L->next_tick && !tick(L, now)))
@@ -164,8 +166,10 @@ void an2d_loop_run(struct an2d_loop *L)
         }
         if (idle < L->yield_ns && (deadline == UINT64_MAX || deadline < now + L->yield_ns)) {
             /* a task on our CPU that only polls for what we have not delivered would hand
-             * the CPU straight back: keep it while its polling hint says so (otto_hw.h) */
-            if (otto_hosts_only_poll_on(L->otto, (uint32_t)sched_getcpu(), now))
+             * the CPU straight back: keep it while its polling hint says so (otto_hw.h).
+             * Not on a fabric: what the task waits for may come over the uplink, and the
+             * switch or the other host's an2d that sends it may need this CPU */
+            if (!L->uplink && otto_hosts_only_poll_on(L->otto, (uint32_t)sched_getcpu(), now))
                 cpu_relax();
             else
                 sched_yield();

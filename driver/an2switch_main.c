@@ -33,8 +33,10 @@
 #define EV_CONTROL 3u
 #define EV_LINK 64u                 /* + port */
 #define TRUNK_RETRY_NS 1000000000ull
-#define SPIN_NS 50000ull            /* after progress, look again without sleeping this long, */
-#define YIELD_NS 3000000ull         /* then yielding the CPU between looks this long (as an2d:
+#define SPIN_US 0                   /* after progress, look again without yielding this long
+                                     * (none: the an2d that takes what we forwarded may be
+                                     * waiting for this very CPU), */
+#define YIELD_US 3000               /* then yielding the CPU between looks this long (as an2d:
                                      * a wake-up from epoll is most of a hop's latency here) */
 
 struct trunk {
@@ -46,6 +48,7 @@ struct trunk {
 
 struct options {
     uint32_t id, nports, window, keepalive_ms;
+    uint32_t spin_us, yield_us;     /* idling after progress: spin, then yield, then sleep */
     double rate;
     double *port_rate;              /* by port; < 0: the default */
     double ber, loss;               /* faults on every link (received cells) */
@@ -94,10 +97,15 @@ static void usage(FILE *f)
             "                         its rate, 2048 (a 64 KiB PDU and half) to 16384 cells)\n"
             "      --keepalive-ms N   keepalive period (default 200; a link silent 3 periods is\n"
             "                         down)\n"
+            "      --spin-us N        after traffic, poll without yielding the CPU this long\n"
+            "                         (default %u)\n"
+            "      --yield-us N       then poll yielding the CPU between looks up to this long\n"
+            "                         before sleeping in epoll (default %u)\n"
             "      --control PATH     answer an2stat --switch PATH there (a new Unix socket)\n"
             "      --pid-file PATH    write our pid there (a new file, or one of ours)\n"
             "      --log-file PATH    log there (default stderr)\n"
-            "      --stop             stop the switch whose pid file is --pid-file, and wait\n");
+            "      --stop             stop the switch whose pid file is --pid-file, and wait\n",
+            SPIN_US, YIELD_US);
 }
 
 static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
@@ -114,7 +122,7 @@ static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_PORT_RATE = 256, O_CREDITS, O_KEEPALIVE, O_PID, O_LOG, O_STOP, O_BER, O_LOSS,
-           O_PORT_FAULTS, O_SEED, O_CAPTURE, O_CONTROL };
+           O_PORT_FAULTS, O_SEED, O_CAPTURE, O_CONTROL, O_SPIN, O_YIELD };
     static const struct option longopts[] = {
         {"listen", required_argument, 0, 'l'}, {"trunk", required_argument, 0, 't'},
         {"id", required_argument, 0, 'i'},     {"ports", required_argument, 0, 'p'},
@@ -128,9 +136,10 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"fault-seed", required_argument, 0, O_SEED},
         {"capture", required_argument, 0, O_CAPTURE},
         {"control", required_argument, 0, O_CONTROL},
+        {"spin-us", required_argument, 0, O_SPIN}, {"yield-us", required_argument, 0, O_YIELD},
         {0, 0, 0, 0}};
     *o = (struct options){.id = 1, .nports = 16, .window = AN2_WINDOW_FLOOR, .keepalive_ms = 200,
-                          .fault_seed = 1};
+                          .fault_seed = 1, .spin_us = SPIN_US, .yield_us = YIELD_US};
     const char *port_rates[64], *port_faults[64];
     unsigned nport_rates = 0, nport_faults = 0;
     int c;
@@ -175,6 +184,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         case O_CAPTURE: o->capture = optarg; break;
         case O_CONTROL: o->control = optarg; break;
         case O_KEEPALIVE: ok = parse_u32(optarg, 10, 10000, &o->keepalive_ms); break;
+        case O_SPIN: ok = parse_u32(optarg, 0, 1000000, &o->spin_us); break;
+        case O_YIELD: ok = parse_u32(optarg, 0, 1000000, &o->yield_us); break;
         case O_PID: o->pid_file = optarg; break;
         case O_LOG: o->log_file = optarg; break;
         case O_STOP: o->stop = true; break;
@@ -604,13 +615,14 @@ static void answer_control(struct state *st)
 static void run(struct state *st, int sigfd, const int *lfds)
 {
     uint64_t last_progress = 0, last_traffic = 0;
+    uint64_t spin_ns = st->o->spin_us * 1000ull, yield_ns = st->o->yield_us * 1000ull;
     for (;;) {
         uint64_t now = now_ns();
         uint64_t deadline = next_deadline(st, now);
         int timeout_ms;
-        if (now - last_progress < SPIN_NS) {
+        if (now - last_progress < spin_ns) {
             timeout_ms = 0;
-        } else if (now - last_progress < YIELD_NS) {
+        } else if (now - last_progress < yield_ns) {
             sched_yield();
             timeout_ms = 0;
         } else {

@@ -99,6 +99,38 @@ void aal5_tx_pdu_cell(const struct aal5_tx_pdu *pdu, uint32_t index, uint16_t vp
     }
 }
 
+void aal5_tx_pdu_cells(const struct aal5_tx_pdu *pdu, uint32_t first, uint32_t n, uint16_t vpi,
+                       uint16_t vci, uint8_t *out)
+{
+    uint8_t hdr[AAL5_HEADER_BYTES], eop_hdr[AAL5_HEADER_BYTES];
+    struct aal5_cell_header h = { .vpi = vpi, .vci = vci };
+    aal5_cell_header_encode(hdr, &h);
+    h.pti = AAL5_PTI_EOP;
+    aal5_cell_header_encode(eop_hdr, &h);
+    struct aal5_span spans[AAL5_MAX_FRAGS + 1];
+    unsigned ns = aal5_tx_pdu_spans(pdu, first * AAL5_CELL_PAYLOAD, n * AAL5_CELL_PAYLOAD, spans,
+                                    AAL5_MAX_FRAGS + 1);
+    unsigned s = 0;
+    uint32_t soff = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint8_t *cell = out + (size_t)k * AAL5_CELL_BYTES;
+        memcpy(cell, first + k + 1 == pdu->ncells ? eop_hdr : hdr, AAL5_HEADER_BYTES);
+        uint8_t *p = cell + AAL5_HEADER_BYTES;
+        uint32_t need = AAL5_CELL_PAYLOAD;
+        while (need && s < ns) { /* at most one step per span and one per cell */
+            uint32_t take = spans[s].len - soff < need ? spans[s].len - soff : need;
+            memcpy(p, spans[s].ptr + soff, take);
+            p += take;
+            need -= take;
+            soff += take;
+            if (soff == spans[s].len) {
+                s++;
+                soff = 0;
+            }
+        }
+    }
+}
+
 int aal5_segment(const void *payload, size_t len, uint8_t uu, uint8_t cpi, uint16_t vpi,
                  uint16_t vci, uint8_t *cells_out, size_t cap)
 {

@@ -49,6 +49,10 @@ unsigned aal5_tx_pdu_spans(const struct aal5_tx_pdu *pdu, uint32_t off, uint32_t
  * must already cover it (aal5_tx_pdu_crc_through). */
 void aal5_tx_pdu_cell(const struct aal5_tx_pdu *pdu, uint32_t index, uint16_t vpi, uint16_t vci,
                       uint8_t out[AAL5_CELL_BYTES]);
+/* Cells first .. first+n-1 of the PDU, AAL5_CELL_BYTES apart from out on: as n calls of
+ * aal5_tx_pdu_cell, with the header's HEC computed once for the cells that share it. */
+void aal5_tx_pdu_cells(const struct aal5_tx_pdu *pdu, uint32_t first, uint32_t n, uint16_t vpi,
+                       uint16_t vci, uint8_t *out);
 
 /* Segments a flat payload into cells (53 bytes each) in cells_out (room for cap cells).
  * Returns the number of cells, -EMSGSIZE (> 65,535 bytes) or -ENOSPC. */

@@ -61,6 +61,23 @@ void aal5_reasm_bytes(struct aal5_reasm *r, const void *data, uint32_t len)
         r->crc_reg = aal5_crc32_update(r->crc_reg, p, len);
 }
 
+void aal5_reasm_cells(struct aal5_reasm *r, const uint8_t *cells, uint32_t n)
+{
+    enum { CHUNK_CELLS = 64 }; /* 3 KiB */
+    uint8_t buf[CHUNK_CELLS * AAL5_CELL_PAYLOAD];
+    while (n) {
+        uint32_t k = n < CHUNK_CELLS ? n : CHUNK_CELLS;
+        if (r->overflow || k * AAL5_CELL_PAYLOAD > MAX_STREAM - r->bytes)
+            k = 1; /* where the stream ends too long: cell by cell, as aal5_reasm_bytes counts */
+        for (uint32_t i = 0; i < k; i++)
+            memcpy(buf + (size_t)i * AAL5_CELL_PAYLOAD,
+                   cells + (size_t)i * AAL5_CELL_BYTES + AAL5_HEADER_BYTES, AAL5_CELL_PAYLOAD);
+        aal5_reasm_bytes(r, buf, k * AAL5_CELL_PAYLOAD);
+        cells += (size_t)k * AAL5_CELL_BYTES;
+        n -= k;
+    }
+}
+
 void aal5_reasm_finish(const struct aal5_reasm *r, struct aal5_rx_result *out)
 {
     uint32_t stored = r->bytes < r->capacity ? r->bytes : r->capacity;

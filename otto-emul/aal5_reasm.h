@@ -39,6 +39,10 @@ void aal5_reasm_start(struct aal5_reasm *r, const struct aal5_dest *dest, unsign
 /* Feeds stream bytes (cell payloads, in order). Bytes past the buffers' capacity are checked
  * but not stored. */
 void aal5_reasm_bytes(struct aal5_reasm *r, const void *data, uint32_t len);
+/* The payloads of n cells, AAL5_CELL_BYTES apart from cells on: as aal5_reasm_bytes of each,
+ * gathered first into a buffer that stays in the L1 cache, so that the CRC runs over many
+ * cells' bytes in one pass. */
+void aal5_reasm_cells(struct aal5_reasm *r, const uint8_t *cells, uint32_t n);
 /* The end-of-PDU cell has been fed: checks CRC and Length. */
 void aal5_reasm_finish(const struct aal5_reasm *r, struct aal5_rx_result *out);
 

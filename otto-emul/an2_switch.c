@@ -244,6 +244,29 @@ void cell_run_cell(const struct cell_run *run, uint32_t i, uint16_t vpi, uint16_
         aal5_cell_header_set_vc(out, vpi, vci);
 }
 
+void cell_run_cells(const struct cell_run *run, uint32_t i, uint32_t n, uint16_t vpi,
+                    uint16_t vci, uint8_t *out)
+{
+    if (!run->cells) {
+        aal5_tx_pdu_cells(run->pdu, run->first + i, n, vpi, vci, out);
+        return;
+    }
+    const uint8_t *in = run->cells + (size_t)i * AAL5_CELL_BYTES;
+    memcpy(out, in, (size_t)n * AAL5_CELL_BYTES);
+    /* a header like the one before it (VPI/VCI, PTI, CLP and HEC alike) gets what that one
+     * got: the rewrite is a function of those five bytes */
+    for (uint32_t k = 0; k < n; k++) {
+        uint8_t *cell = out + (size_t)k * AAL5_CELL_BYTES;
+        const uint8_t *src = in + (size_t)k * AAL5_CELL_BYTES;
+        if (k && memcmp(src, src - AAL5_CELL_BYTES, AAL5_HEADER_BYTES) == 0) {
+            memcpy(cell, cell - AAL5_CELL_BYTES, AAL5_HEADER_BYTES);
+            continue;
+        }
+        if (aal5_hec(cell) == cell[4])
+            aal5_cell_header_set_vc(cell, vpi, vci);
+    }
+}
+
 static bool run_ends_pdu(const struct cell_run *run, uint32_t n)
 {
     if (!run->cells)
@@ -312,8 +335,13 @@ void an2_switch_send(struct an2_switch *sw, unsigned port, uint16_t vpi, uint16_
     }
     if (r->count == 0)
         active_add(sw, r);
-    for (uint32_t i = k; i < n; i++)
-        cell_run_cell(run, i, r->out_vpi, r->out_vci, ring_cell(sw, r, r->count++));
+    while (k < n) { /* in stretches that are contiguous in the ring */
+        uint32_t tail = (r->head + r->count) % r->window;
+        uint32_t m = r->window - tail < n - k ? r->window - tail : n - k;
+        cell_run_cells(run, k, m, r->out_vpi, r->out_vci, ring_cell(sw, r, r->count));
+        r->count += m;
+        k += m;
+    }
 }
 
 static bool drain(struct an2_switch *sw, struct route *r, uint64_t now)

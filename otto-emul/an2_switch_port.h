@@ -49,5 +49,9 @@ void an2_switch_abort_pdu(struct an2_switch *sw, unsigned port, uint16_t vpi, ui
 /* Writes cell i of a run (materialised or virtual) with vpi.vci in its header. */
 void cell_run_cell(const struct cell_run *run, uint32_t i, uint16_t vpi, uint16_t vci,
                    uint8_t out[AAL5_CELL_BYTES]);
+/* Cells i .. i+n-1 of a run, AAL5_CELL_BYTES apart from out on: as n calls of cell_run_cell,
+ * with one HEC check and rewrite for each stretch of cells whose headers are alike. */
+void cell_run_cells(const struct cell_run *run, uint32_t i, uint32_t n, uint16_t vpi,
+                    uint16_t vci, uint8_t *out);
 
 #endif

@@ -1,5 +1,7 @@
 /* otto_rx.c — the receive side: cells from the switch reassembled per VC straight into the
  * next posted receive descriptor's buffers, checked, and reported. */
+#include <string.h>
+
 #include "otto_internal.h"
 
 static void report_rx(struct otto_portion *p, struct otto_vc *v, uint64_t cookie,
@@ -82,20 +84,30 @@ static uint32_t feed(struct otto *o, struct otto_vc *v, const struct cell_run *r
             aal5_reasm_bytes(&v->reasm, spans[i].ptr, spans[i].len);
         return end - first;
     }
-    uint32_t i = from;
+    /* cells [start, i) are good and not the last of the PDU: reassembled together */
+    uint32_t i = from, start = from;
+    const uint8_t *good = NULL; /* the last header found good and not end-of-PDU */
     while (i < run->ncells) {
-        const uint8_t *cell = run->cells + (size_t)i++ * AAL5_CELL_BYTES;
-        struct aal5_cell_header h;
-        if (aal5_cell_header_decode(cell, &h) != 0) {
-            o->hec_errors++; /* the cell is discarded, as hardware does */
+        const uint8_t *cell = run->cells + (size_t)i * AAL5_CELL_BYTES;
+        if (good && memcmp(cell, good, AAL5_HEADER_BYTES) == 0) { /* the same verdict */
+            i++;
             continue;
         }
-        aal5_reasm_bytes(&v->reasm, cell + AAL5_HEADER_BYTES, AAL5_CELL_PAYLOAD);
+        struct aal5_cell_header h;
+        if (aal5_cell_header_decode(cell, &h) != 0) {
+            aal5_reasm_cells(&v->reasm, run->cells + (size_t)start * AAL5_CELL_BYTES, i - start);
+            o->hec_errors++; /* the cell is discarded, as hardware does */
+            start = ++i;
+            continue;
+        }
+        i++;
         if (aal5_pti_is_eop(h.pti)) {
             *eop = true;
             break;
         }
+        good = cell;
     }
+    aal5_reasm_cells(&v->reasm, run->cells + (size_t)start * AAL5_CELL_BYTES, i - start);
     return i - from;
 }
 
