@@ -53,9 +53,10 @@ enum peer_state {
 };
 
 /* Reliable delivery over one VC (fp_reliable.c): go-back-N with cumulative acknowledgements. */
-#define REL_WINDOW 32u    /* PDUs sent and not yet acknowledged, per VC (a power of two): twice
-                           * the receive buffers posted, so that acknowledgements every
-                           * ACK_EVERY keep a stream going; go-back-N resends at most this many */
+#define REL_WINDOW 64u    /* PDUs sent and not yet acknowledged, per VC (a power of two): four
+                           * times the receive buffers posted, so that acknowledgements every
+                           * ACK_EVERY keep a stream going and a sender can queue that much for
+                           * a peer not reading; go-back-N resends at most this many */
 
 /* A sent PDU, kept (its blocks referenced) until the peer acknowledges it. */
 struct rel_pdu {
