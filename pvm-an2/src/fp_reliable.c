@@ -6,7 +6,8 @@
  * receiver is about to wait. The sender keeps every PDU's blocks referenced until acknowledged
  * (REL_WINDOW PDUs at most per VC), resends from the NAKed one on (go-back-N), and from the
  * oldest unacknowledged one when its retransmission timer expires; the timer is looked at by
- * the wait loops (progress) and never arms a thread. Every header field from the peer is
+ * the wait loops (progress, when it found no report) and never arms a thread; it is armed at
+ * the first look after progress, so that the clean path reads no clock per message. Every header field from the peer is
  * checked against what we sent or expect: nothing it sends can move us out of the window. */
 #include "fp_route.h"
 
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ACK_EVERY 8u                 /* PDUs taken before an ACK goes without reverse data */
+#define ACK_EVERY 16u                /* PDUs taken before an ACK goes without reverse data */
 #define REL_CHECK_US 5000LL          /* the timers are looked at this often (at most) */
 #define REL_RTO_MIN_US 20000LL       /* retransmission timeout after progress; doubles */
 #define REL_RTO_MAX_US 1000000LL     /* up to this */
@@ -96,10 +97,8 @@ void fp_rel_sent(struct fp_route *r, struct peer *p, const struct an2_frag *fr, 
 	if (!s->ring || p->state != PEER_OPEN || n > AN2_MAX_FRAGS || nblocks > AN2_MAX_FRAGS)
 		return;
 	if (!unacked(s)) {
-		long long now = fp_now_us();
 		r->rel_unacked_peers++;
-		s->rto_at_us = now + s->rto_us;
-		s->ack_progress_us = now;
+		s->rto_at_us = 0;   /* armed at the next look (no clock read per message) */
 	}
 	struct rel_pdu *e = &s->ring[s->tx_next % REL_WINDOW];
 	memcpy(e->frags, fr, n * sizeof *fr);
@@ -208,10 +207,8 @@ static int take_ack(struct fp_route *r, struct peer *p, uint32_t ack)
 	release_upto(r, s, ack);
 	if (s->resend_next - old_una < advance)
 		s->resend_next = ack;   /* acknowledged meanwhile: no need to resend those */
-	long long now = fp_now_us();
-	s->ack_progress_us = now;
 	s->rto_us = REL_RTO_MIN_US;
-	s->rto_at_us = now + s->rto_us;
+	s->rto_at_us = 0;   /* armed again at the next look */
 	if (!unacked(s))
 		r->rel_unacked_peers--;
 	return 1;
@@ -307,7 +304,14 @@ int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h)
 static void timer(struct fp_route *r, struct peer *p, long long now)
 {
 	struct rel_state *s = &p->rel;
-	if (!unacked(s) || now < s->rto_at_us)
+	if (!unacked(s))
+		return;
+	if (!s->rto_at_us) {   /* progress (or the first PDU) since the last look: arm */
+		s->rto_at_us = now + s->rto_us;
+		s->ack_progress_us = now;
+		return;
+	}
+	if (now < s->rto_at_us)
 		return;
 	if (s->tx_queued > 0 || s->resend_next != s->tx_next) {
 		/* our PDUs have not all left (the peer's buffers are full and flow control holds
@@ -388,7 +392,7 @@ int fp_rel_poll_ms(struct fp_route *r)
 	for (uint32_t vc = 0; vc < r->max_vcs; vc++) {
 		const struct peer *p = r->vc_peer[vc];
 		if (p && p->state == PEER_OPEN && unacked(&p->rel) && p->rel.rto_at_us < soonest)
-			soonest = p->rel.rto_at_us;
+			soonest = p->rel.rto_at_us;   /* (0, not armed yet: soon) */
 	}
 	long long ms = (soonest - now + 999) / 1000;
 	return ms < 1 ? 1 : ms > 1000 ? 1000 : (int)ms;

@@ -223,8 +223,9 @@ int fp_route_progress(struct route *t)
 		if (total >= 256)
 			break;
 	}
-	if (r->rel_unacked_peers || r->resend_pending)
-		fp_rel_service(r, 0);   /* retransmission timers, resends waiting for room */
+	if (r->resend_pending || (r->rel_unacked_peers && total == 0))
+		fp_rel_service(r, 0);   /* resends waiting for room; the retransmission timers when
+		                         * nothing came (while reports come, things move) */
 	if (r->exit_notices_held)
 		fp_order_exit_notices_check(r);
 	/* (ready & 2: the core's poll() found an2d's socket, fp_route_pollfds' fds[1], ready) */
