@@ -4,7 +4,7 @@
  * is answered by a NAK naming the first PDU missing. Acknowledgements are cumulative, ride on
  * the reverse DATA PDUs, and otherwise go as an ACK PDU every ACK_EVERY PDUs taken, or when the
  * receiver is about to wait. The sender keeps every PDU's blocks referenced until acknowledged
- * (REL_WINDOW PDUs at most per VC), resends from the NAKed one on (go-back-N), and from the
+ * (REL_WINDOW PDUs and REL_WINDOW_BYTES at most per VC), resends from the NAKed one on (go-back-N), and from the
  * oldest unacknowledged one when its retransmission timer expires; the timer is looked at by
  * the wait loops (progress, when it found no report) and never arms a thread; it is armed at
  * the first look after progress, so that the clean path reads no clock per message. Every header field from the peer is
@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ACK_EVERY 16u                /* PDUs taken before an ACK goes without reverse data */
+#define ACK_EVERY 64u                /* PDUs taken before an ACK goes without reverse data, */
+#define ACK_EVERY_BYTES (1u << 20)   /* or bytes (each a quarter of the sender's window) */
 #define REL_CHECK_US 5000LL          /* the timers are looked at this often (at most) */
 #define REL_RTO_MIN_US 20000LL       /* retransmission timeout after progress; doubles */
 #define REL_RTO_MAX_US 1000000LL     /* up to this */
@@ -48,6 +49,7 @@ static void release_upto(struct fp_route *r, struct rel_state *s, uint32_t upto)
 		for (unsigned b = 0; b < e->nblocks; b++)
 			bufpool_tx_unref(r->pool, e->blocks[b]);
 		e->nblocks = e->nfrags = 0;
+		s->unacked_bytes -= e->bytes;
 		s->tx_una++;
 	}
 }
@@ -78,7 +80,8 @@ void fp_rel_close(struct fp_route *r, struct peer *p)
 
 int fp_rel_window_full(const struct peer *p)
 {
-	return p->rel.tx_next - p->rel.tx_una >= REL_WINDOW;
+	return p->rel.tx_next - p->rel.tx_una >= REL_WINDOW ||
+	       p->rel.unacked_bytes >= REL_WINDOW_BYTES;
 }
 
 void fp_rel_stamp(struct fp_route *r, struct peer *p, struct pdu_hdr *net_hdr)
@@ -86,7 +89,7 @@ void fp_rel_stamp(struct fp_route *r, struct peer *p, struct pdu_hdr *net_hdr)
 	(void)r;
 	net_hdr->seq = htonl(p->rel.tx_next);
 	net_hdr->ack = htonl(p->rel.rx_next);   /* piggybacked: nothing owed any more */
-	p->rel.ack_owed = 0;
+	p->rel.ack_owed = p->rel.ack_owed_bytes = 0;
 	p->rel.ack_now = 0;
 }
 
@@ -103,6 +106,10 @@ void fp_rel_sent(struct fp_route *r, struct peer *p, const struct an2_frag *fr, 
 	struct rel_pdu *e = &s->ring[s->tx_next % REL_WINDOW];
 	memcpy(e->frags, fr, n * sizeof *fr);
 	e->nfrags = n;
+	e->bytes = 0;
+	for (unsigned i = 0; i < n; i++)
+		e->bytes += fr[i].length;
+	s->unacked_bytes += e->bytes;
 	for (unsigned i = 0; i < nblocks; i++) {
 		e->blocks[i] = blocks[i];
 		bufpool_tx_ref(r->pool, blocks[i]);
@@ -132,7 +139,7 @@ static int send_ctl(struct fp_route *r, struct peer *p, enum pdu_kind kind)
 	bufpool_free(r->pool, h);   /* given back at its TX report */
 	if (cc)
 		return -1;
-	p->rel.ack_owed = 0;
+	p->rel.ack_owed = p->rel.ack_owed_bytes = 0;
 	p->rel.ack_now = 0;
 	if (kind == PDU_NAK)
 		p->rel.naks_out++;
@@ -248,7 +255,7 @@ void fp_rel_damaged(struct fp_route *r, struct peer *p, const char *what)
 	rx_trouble(r, p, what);
 }
 
-int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h)
+int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, uint32_t len)
 {
 	struct rel_state *s = &p->rel;
 	if (!s->ring || p->state != PEER_OPEN)
@@ -278,7 +285,8 @@ int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h)
 		s->taken++;
 		s->rx_gap = 0;
 		s->dup_acked = 0;
-		if (++s->ack_owed >= ACK_EVERY)
+		s->ack_owed_bytes += len;
+		if (++s->ack_owed >= ACK_EVERY || s->ack_owed_bytes >= ACK_EVERY_BYTES)
 			send_ctl(r, p, PDU_ACK);
 		if (s->ack_owed)
 			r->acks_owed = 1;

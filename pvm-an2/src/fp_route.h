@@ -53,16 +53,18 @@ enum peer_state {
 };
 
 /* Reliable delivery over one VC (fp_reliable.c): go-back-N with cumulative acknowledgements. */
-#define REL_WINDOW 64u    /* PDUs sent and not yet acknowledged, per VC (a power of two): four
-                           * times the receive buffers posted, so that acknowledgements every
-                           * ACK_EVERY keep a stream going and a sender can queue that much for
-                           * a peer not reading; go-back-N resends at most this many */
+#define REL_WINDOW 256u          /* PDUs sent and not yet acknowledged, per VC (a power of
+                                  * two), so that small messages stream on between ACKs, */
+#define REL_WINDOW_BYTES (4u << 20)   /* and their bytes (64 full PDUs: four times the receive
+                                  * buffers posted, and as much as a sender may queue for a
+                                  * peer not reading); go-back-N resends at most this much */
 
 /* A sent PDU, kept (its blocks referenced) until the peer acknowledges it. */
 struct rel_pdu {
 	struct an2_frag frags[AN2_MAX_FRAGS];
 	void *blocks[AN2_MAX_FRAGS];
 	unsigned nfrags, nblocks;
+	uint32_t bytes;
 };
 
 struct rel_state {
@@ -71,13 +73,15 @@ struct rel_state {
 	uint32_t tx_next;        /* the next new PDU's number */
 	uint32_t tx_una;         /* the oldest unacknowledged one (== tx_next: none) */
 	uint32_t resend_next;    /* go-back-N: the next to resend (== tx_next: none) */
+	uint32_t unacked_bytes;  /* in the PDUs from tx_una to tx_next */
 	int tx_queued;           /* our descriptors on this VC whose TX report has not come */
 	long long rto_us, rto_at_us, ack_progress_us;
 	uint32_t back_to;        /* the last go-back's first PDU */
 	long long back_at_us;    /* and when (a NAK repeated for it meanwhile is not obeyed) */
 	/* receiving */
 	uint32_t rx_next;        /* the next PDU number expected */
-	uint32_t ack_owed;       /* PDUs taken since the peer last heard our cumulative ack */
+	uint32_t ack_owed;       /* PDUs taken since the peer last heard our cumulative ack, */
+	uint32_t ack_owed_bytes; /* and their bytes */
 	int ack_now;             /* a duplicate came: acknowledge at the next chance */
 	int dup_acked;           /* already acknowledged at a duplicate since the last new PDU */
 	int rx_gap;              /* something may be missing: damage or a gap since the last PDU
@@ -236,9 +240,9 @@ void fp_rel_stamp(struct fp_route *r, struct peer *p, struct pdu_hdr *net_hdr);
 /* A new DATA PDU went out (posted): kept until acknowledged. */
 void fp_rel_sent(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
                  void *const *blocks, unsigned nblocks);
-/* A good PDU's header (host order) from p: 1 if a DATA PDU to be taken (the next in order), 0
- * if consumed or dropped here (ACK, NAK, duplicate, out of order). */
-int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h);
+/* A good PDU's header (host order) from p, len bytes in all: 1 if a DATA PDU to be taken (the
+ * next in order), 0 if consumed or dropped here (ACK, NAK, duplicate, out of order). */
+int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, uint32_t len);
 /* A PDU from p came damaged (CRC or length error): ask for it again. */
 void fp_rel_damaged(struct fp_route *r, struct peer *p, const char *what);
 /* Resends, timers; flush_acks: also every acknowledgement owed (we are about to wait). */

@@ -68,7 +68,7 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 	p->rx_pdus++;
 	if (p->xh_head)
 		p->exit_wait_us = fp_now_us();   /* its stream still moves: its exit notice waits */
-	if (!fp_rel_arrived(r, p, &h)) {   /* an ACK or NAK, a duplicate, or out of order */
+	if (!fp_rel_arrived(r, p, &h, len)) {   /* an ACK or NAK, a duplicate, or out of order */
 		bufpool_free(r->pool, b);
 		return;
 	}

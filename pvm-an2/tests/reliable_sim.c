@@ -173,7 +173,7 @@ static void deliver(struct wire *w, struct fp_route *r, struct peer *p, int dama
 		fp_rel_damaged(r, p, "CRC error");
 	} else {
 		uint32_t expected = p->rel.rx_next;
-		if (fp_rel_arrived(r, p, &h)) {
+		if (fp_rel_arrived(r, p, &h, 40 + rnd() % 65000)) {
 			CHECK(h.kind == PDU_DATA && h.seq == expected, "took PDU %u (kind %d) expecting %u",
 			      h.seq, h.kind, expected);
 			CHECK(h.seq == *taken, "took PDU %u, %u in order", h.seq, *taken);
