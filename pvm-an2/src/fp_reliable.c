@@ -20,7 +20,8 @@
 #define ACK_EVERY 64u                /* PDUs taken before an ACK goes without reverse data, */
 #define ACK_EVERY_BYTES (1u << 20)   /* or bytes (each a quarter of the sender's window) */
 #define REL_CHECK_US 5000LL          /* the timers are looked at this often (at most) */
-#define REL_RTO_MIN_US 20000LL       /* retransmission timeout after progress; doubles */
+#define REL_RTO_MIN_US 50000LL       /* retransmission timeout after progress (three parties
+                                      * share two cores: less fires spuriously); doubles */
 #define REL_RTO_MAX_US 1000000LL     /* up to this */
 #define REL_GIVE_UP_US 15000000LL    /* the peer takes our cells but acknowledges nothing: the
                                       * pair fails after this long */
@@ -65,8 +66,9 @@ void fp_rel_close(struct fp_route *r, struct peer *p)
 	free(s->ring);
 	s->ring = NULL;
 	s->resend_next = s->tx_next;
+	/* (duplicates alone: the peer's timer fired early, and it says so itself) */
 	if (s->resent || s->naks_in || s->timeouts || s->bogus || s->damaged || s->out_of_order ||
-	    s->dups || s->naks_out)
+	    s->naks_out)
 		lpvm_log("AN2 fast path: VC %s with t%x: sent %llu PDUs, resent %llu (%llu NAKs, %llu "
 		         "timeouts, %llu bad acks); took %llu, %llu damaged, %llu out of order, %llu "
 		         "duplicates dropped, %llu NAKs sent",
