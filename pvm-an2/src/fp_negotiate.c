@@ -124,8 +124,11 @@ void fp_vc_opened(struct fp_route *r, struct peer *p, const struct an2_vc_info *
 		p->vc = -1;
 		return;
 	}
+	fp_rel_close(r, p);   /* (a former VC's state, if any) */
 	p->state = PEER_OPEN;
-	if (fp_post_rx(r, p) != 0)
+	if (fp_rel_open(r, p) != 0)
+		fp_peer_fail(r, p, "out of memory", 0);
+	else if (fp_post_rx(r, p) != 0)
 		fp_peer_fail(r, p, "no receive buffers", 0);
 }
 
@@ -178,6 +181,7 @@ void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why, int error
 		if (!r->gone)
 			an2_vc_open_cancel(r->ep, p->ep_id);
 	}
+	fp_rel_close(r, p);   /* what it had not acknowledged is lost with the VC (counted) */
 	if (p->vc >= 0) {
 		r->vc_peer[p->vc] = NULL;
 		if (!r->gone)

@@ -82,6 +82,22 @@ static void fp_quiesce(struct route *t)
 			lpvm.daemon->ops->progress(lpvm.daemon);
 		sched_yield();
 	}
+	/* a VC that needed recovery: its last PDUs acknowledged too (resent as needed), within the
+	 * same time; then the peer hears how many we sent, so that it knows whether any is missing
+	 * when our end goes (a VC without trouble is not waited for: a peer may not be reading) */
+	while (fp_rel_leaving(r, 0) > 0 && !r->gone) {
+		if (fp_now_us() > end) {
+			lpvm_log("AN2 fast path: %d PDUs not acknowledged in %d ms: the peers may miss "
+			         "them", fp_rel_leaving(r, 0), TX_DRAIN_MS);
+			break;
+		}
+		fp_route_progress(t);
+		fp_rel_service(r, 1);
+		if (lpvm.daemon && fp_wait_others_due(t, 0))
+			lpvm.daemon->ops->progress(lpvm.daemon);
+		sched_yield();
+	}
+	fp_rel_leaving(r, 1);
 }
 
 static void fp_route_close(struct route *t)
@@ -98,6 +114,7 @@ static void fp_route_close(struct route *t)
 		while (r->peers[i]) {
 			struct peer *p = r->peers[i];
 			r->peers[i] = p->next;
+			fp_rel_close(r, p);
 			free_held(&p->hd_head);
 			free_held(&p->ha_head);
 			free_held(&p->xh_head);

@@ -1,7 +1,7 @@
 /* fp_route.h — the AN2 route's internal state and the functions its files share. */
 /* The endpoint, the peers, transmit and wait state; fp_route.c (life, operations table),
- * fp_peers.c, fp_negotiate.c, fp_tx.c, fp_rx.c, fp_order.c, fp_wait.c. See README.md, "The
- * AN2 fast path". */
+ * fp_peers.c, fp_negotiate.c, fp_tx.c, fp_rx.c, fp_reliable.c, fp_order.c, fp_wait.c. See
+ * README.md, "The AN2 fast path". */
 #ifndef AN2PVM_FP_ROUTE_H
 #define AN2PVM_FP_ROUTE_H
 
@@ -19,7 +19,9 @@
 
 /* The header in front of every PDU, in network byte order (the ends may be on two hosts). */
 #define FP_PDU_MAGIC 0xa2
-enum pdu_kind { PDU_DATA = 1 };
+/* DATA: part of a message; ACK: "every PDU before `ack` arrived"; NAK: the same, and "resend
+ * from `ack` on" (a damaged or missing PDU). ACK and NAK carry no data. */
+enum pdu_kind { PDU_DATA = 1, PDU_ACK = 2, PDU_NAK = 3 };
 #define PDU_SOM 1
 #define PDU_EOM 2
 struct pdu_hdr {
@@ -28,6 +30,9 @@ struct pdu_hdr {
 	uint32_t dmn_before;   /* daemon-route messages to this peer sent before this message */
 	int32_t enc, tag, ctx, wid;
 	uint32_t an2_index;    /* this message's number among the AN2 ones to this peer */
+	uint32_t seq;          /* DATA: this PDU's number in its direction of the VC (from 0);
+	                        * ACK, NAK: the number of the next new PDU its sender would send */
+	uint32_t ack;          /* the sender's next expected PDU number from us (cumulative) */
 };
 #define PDU_HDR_LEN ((uint32_t)sizeof(struct pdu_hdr))
 /* Data bytes per PDU: a receive buffer is one pool block with the header in its headroom. */
@@ -45,6 +50,49 @@ enum peer_state {
 	PEER_PENDING,    /* VC being opened */
 	PEER_OPEN,
 	PEER_DEAD,       /* failed or gone: daemon route from now on */
+};
+
+/* Reliable delivery over one VC (fp_reliable.c): go-back-N with cumulative acknowledgements. */
+#define REL_WINDOW 256u          /* PDUs sent and not yet acknowledged, per VC (a power of
+                                  * two), so that small messages stream on between ACKs, */
+#define REL_WINDOW_BYTES (4u << 20)   /* and their bytes (64 full PDUs: four times the receive
+                                  * buffers posted, and as much as a sender may queue for a
+                                  * peer not reading); go-back-N resends at most this much */
+
+/* A sent PDU, kept (its blocks referenced) until the peer acknowledges it. */
+struct rel_pdu {
+	struct an2_frag frags[AN2_MAX_FRAGS];
+	void *blocks[AN2_MAX_FRAGS];
+	unsigned nfrags, nblocks;
+	uint32_t bytes;
+};
+
+struct rel_state {
+	/* sending */
+	struct rel_pdu *ring;    /* REL_WINDOW entries by seq % REL_WINDOW (NULL: no VC) */
+	uint32_t tx_next;        /* the next new PDU's number */
+	uint32_t tx_una;         /* the oldest unacknowledged one (== tx_next: none) */
+	uint32_t resend_next;    /* go-back-N: the next to resend (== tx_next: none) */
+	uint32_t unacked_bytes;  /* in the PDUs from tx_una to tx_next */
+	int tx_queued;           /* our descriptors on this VC whose TX report has not come */
+	long long rto_us, rto_at_us, ack_progress_us;
+	uint32_t back_to;        /* the last go-back's first PDU */
+	long long back_at_us;    /* and when (a NAK repeated for it meanwhile is not obeyed) */
+	/* receiving */
+	uint32_t rx_next;        /* the next PDU number expected */
+	uint32_t ack_owed;       /* PDUs taken since the peer last heard our cumulative ack, */
+	uint32_t ack_owed_bytes; /* and their bytes */
+	int ack_now;             /* a duplicate came: acknowledge at the next chance */
+	int dup_acked;           /* already acknowledged at a duplicate since the last new PDU */
+	int rx_gap;              /* something may be missing: damage or a gap since the last PDU
+	                          * taken in order, and no word since that the peer sent no more */
+	uint32_t nak_for;        /* the PDU number our last NAK asked for */
+	long long nak_at_us;     /* and when (0: none yet) */
+	/* counters (logged per recovery, rate-limited, and as a summary when the VC ends) */
+	uint64_t sent, resent, naks_in, timeouts, bogus;
+	uint64_t taken, damaged, out_of_order, dups, naks_out, acks_out;
+	long long tx_logged_us, rx_logged_us;
+	unsigned tx_unlogged, rx_unlogged;   /* recoveries since the last log line */
 };
 
 struct held {
@@ -83,6 +131,7 @@ struct peer {
 	uint32_t partial_left;
 	struct pdu_hdr partial_hdr;
 	int error_pending;       /* a receive from this peer is to fail once (PvmSysErr) */
+	struct rel_state rel;    /* sequence numbers, acknowledgements, retransmission */
 };
 
 /* One transmit descriptor in flight: the blocks it references. */
@@ -90,6 +139,7 @@ struct tx_rec {
 	void *blocks[AN2_MAX_FRAGS];
 	unsigned nblocks;
 	int next_free;
+	int vc;                  /* the VC it went on (its peer's tx_queued), -1: none */
 };
 
 struct fp_route {
@@ -117,6 +167,11 @@ struct fp_route {
 	struct tx_rec *tx_recs;  /* tx_slots records, by descriptor cookie - 1 */
 	uint32_t tx_slots;
 	int tx_free, tx_inflight;
+	/* reliable delivery (fp_reliable.c) */
+	int rel_unacked_peers;   /* open VCs with PDUs not yet acknowledged */
+	int resend_pending;      /* some VC has PDUs to resend (go-back-N under way) */
+	int acks_owed;           /* some VC owes the peer an acknowledgement */
+	long long rel_check_at_us;   /* the retransmission timers are looked at from then on */
 	/* waiting (fp_wait.c) */
 	long long idle_since_us, last_daemon_us;
 	int slept;   /* we slept during this wait: after a wake-up that brought no message
@@ -169,6 +224,33 @@ int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m);
 void fp_tx_complete(struct fp_route *r, uint64_t cookie);   /* a TX report: blocks come back */
 /* Closing: what is still queued is an2d's to send, its blocks no longer ours to wait for. */
 void fp_tx_hand_over(struct fp_route *r);
+
+/* Posts one PDU without waiting (and counts it on its VC): 0, -EAGAIN (no transmit room now),
+ * or another negative errno (the pair has failed). The blocks are referenced until its report. */
+int fp_tx_post(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
+               void *const *blocks, unsigned nblocks);
+
+/* fp_reliable.c: sequence numbers, acknowledgements and go-back-N retransmission per VC */
+int fp_rel_open(struct fp_route *r, struct peer *p);      /* VC opened: 0, -1 out of memory */
+void fp_rel_close(struct fp_route *r, struct peer *p);    /* VC ends: unacked PDUs let go,
+                                                           * counters logged */
+int fp_rel_window_full(const struct peer *p);
+/* The header fields of the next new DATA PDU (taking any acknowledgement owed with it). */
+void fp_rel_stamp(struct fp_route *r, struct peer *p, struct pdu_hdr *net_hdr);
+/* A new DATA PDU went out (posted): kept until acknowledged. */
+void fp_rel_sent(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
+                 void *const *blocks, unsigned nblocks);
+/* A good PDU's header (host order) from p, len bytes in all: 1 if a DATA PDU to be taken (the
+ * next in order), 0 if consumed or dropped here (ACK, NAK, duplicate, out of order). */
+int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, uint32_t len);
+/* A PDU from p came damaged (CRC or length error): ask for it again. */
+void fp_rel_damaged(struct fp_route *r, struct peer *p, const char *what);
+/* Resends, timers; flush_acks: also every acknowledgement owed (we are about to wait). */
+void fp_rel_service(struct fp_route *r, int flush_acks);
+int fp_rel_poll_ms(struct fp_route *r);   /* -1, or how soon a timer needs a look */
+/* Leaving: PDUs still unacknowledged on VCs that needed recovery (worth waiting for); with
+ * final set, each such VC also tells its peer (ACK) how many PDUs it sent. */
+int fp_rel_leaving(struct fp_route *r, int final);
 
 /* fp_rx.c: route_ops progress and pollfds */
 int fp_post_rx(struct fp_route *r, struct peer *p);

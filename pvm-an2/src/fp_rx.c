@@ -1,6 +1,7 @@
 /* fp_rx.c — the AN2 route's receive side: posted buffers, reassembly, the report ring. */
-/* Receive buffers posted per VC become a message's fragments; PDUs are reassembled into
- * messages; the report ring is read without a system call; the loss of an2d. */
+/* Receive buffers posted per VC become a message's fragments; PDUs that fp_reliable.c takes
+ * (the next in order) are reassembled into messages; the report ring is read without a system
+ * call; the loss of an2d. */
 #include "fp_route.h"
 
 #include <arpa/inet.h>
@@ -39,6 +40,8 @@ static void hdr_to_host(struct pdu_hdr *h)
 	h->msg_len = ntohl(h->msg_len);
 	h->dmn_before = ntohl(h->dmn_before);
 	h->an2_index = ntohl(h->an2_index);
+	h->seq = ntohl(h->seq);
+	h->ack = ntohl(h->ack);
 	h->enc = (int32_t)ntohl((uint32_t)h->enc);
 	h->tag = (int32_t)ntohl((uint32_t)h->tag);
 	h->ctx = (int32_t)ntohl((uint32_t)h->ctx);
@@ -57,7 +60,7 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 	memcpy(&h, b + FRAG_HEADROOM - PDU_HDR_LEN, sizeof h);
 	hdr_to_host(&h);
 	uint32_t dl = len - PDU_HDR_LEN;
-	if (h.magic != FP_PDU_MAGIC || h.kind != PDU_DATA) {
+	if (h.magic != FP_PDU_MAGIC || h.kind < PDU_DATA || h.kind > PDU_NAK) {
 		bufpool_free(r->pool, b);
 		protocol_error(r, p, "PDU with a bad header");
 		return;
@@ -65,6 +68,10 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 	p->rx_pdus++;
 	if (p->xh_head)
 		p->exit_wait_us = fp_now_us();   /* its stream still moves: its exit notice waits */
+	if (!fp_rel_arrived(r, p, &h, len)) {   /* an ACK or NAK, a duplicate, or out of order */
+		bufpool_free(r->pool, b);
+		return;
+	}
 	if (h.flags & PDU_SOM) {
 		if (p->partial || h.msg_len > (1u << 30)) {
 			bufpool_free(r->pool, b);
@@ -158,7 +165,7 @@ static void report(struct fp_route *r, const struct an2_report *rep)
 		 * middle of a message it died and the message is lost. Between messages (it left,
 		 * or was killed while idle) nothing is lost: the pair falls back quietly, and
 		 * PvmTaskExit tells the application as with stock PVM. */
-		int died = p && p->partial;
+		int died = p && (p->partial || p->rel.rx_gap);
 		if (p && rep->status == AN2_STATUS_PEER_GONE)
 			fp_peer_fail(r, p, died ? "the peer's end vanished" : NULL, died);
 		return;
@@ -176,9 +183,12 @@ static void report(struct fp_route *r, const struct an2_report *rep)
 		pdu_arrived(r, p, b, rep->length);
 	} else {
 		bufpool_free(r->pool, b);
-		if (rep->status != AN2_STATUS_ABORTED && p->state == PEER_OPEN)
-			protocol_error(r, p, rep->status == AN2_STATUS_OK ? "PDU overflows its buffer"
+		if (rep->status == AN2_STATUS_CRC_ERROR || rep->status == AN2_STATUS_LENGTH_ERROR ||
+		    rep->status == AN2_STATUS_OK)   /* (damaged or merged by a lost cell: again) */
+			fp_rel_damaged(r, p, rep->status == AN2_STATUS_OK ? "PDU overflows its buffer"
 			                                                  : an2_status_str(rep->status));
+		else if (rep->status != AN2_STATUS_ABORTED && p->state == PEER_OPEN)
+			protocol_error(r, p, an2_status_str(rep->status));
 	}
 	if (p->state == PEER_OPEN)
 		fp_post_rx(r, p);
@@ -213,6 +223,9 @@ int fp_route_progress(struct route *t)
 		if (total >= 256)
 			break;
 	}
+	if (r->resend_pending || (r->rel_unacked_peers && total == 0))
+		fp_rel_service(r, 0);   /* resends waiting for room; the retransmission timers when
+		                         * nothing came (while reports come, things move) */
 	if (r->exit_notices_held)
 		fp_order_exit_notices_check(r);
 	/* (ready & 2: the core's poll() found an2d's socket, fp_route_pollfds' fds[1], ready) */

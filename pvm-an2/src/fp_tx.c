@@ -1,6 +1,7 @@
 /* fp_tx.c — the AN2 route's transmit side: PDUs out of a message's own fragments. */
 /* Headers and small messages are copied into area blocks; each descriptor holds its blocks
- * until its report; waiting for transmit room keeps the pvmd socket drained. */
+ * until its report, and fp_reliable.c holds them again until the peer acknowledges the PDU;
+ * waiting for transmit room keeps the pvmd socket drained. */
 #include "fp_route.h"
 
 #include <arpa/inet.h>
@@ -21,6 +22,12 @@ void fp_tx_complete(struct fp_route *r, uint64_t cookie)
 	rec->next_free = r->tx_free;
 	r->tx_free = (int)(cookie - 1);
 	r->tx_inflight--;
+	/* (a VC closed meanwhile, or reused by another peer: its count only errs low, which
+	 * makes the retransmission timer act a little sooner) */
+	struct peer *p = rec->vc >= 0 && (uint32_t)rec->vc < r->max_vcs ? r->vc_peer[rec->vc] : NULL;
+	if (p && p->rel.tx_queued > 0)
+		p->rel.tx_queued--;
+	rec->vc = -1;
 }
 
 /* Stalled for transmit reports: every DAEMON_CHECK_US, drain the pvmd socket (no deadlock
@@ -36,16 +43,20 @@ static int stall_check(struct fp_route *r, long long *last_us)
 	return cc < 0 ? cc : 0;
 }
 
-/* Reads reports until a transmit slot is free; keeps the pvmd socket drained meanwhile. */
-static int wait_tx_room(struct fp_route *r)
+/* Reads reports until a transmit slot is free, the peer's window has room and its resends
+ * have gone (go-back-N: nothing new before them); keeps the pvmd socket drained and our
+ * acknowledgements going meanwhile (the peer may be stalled on us as we are on it). */
+static int wait_tx_room(struct fp_route *r, struct peer *p)
 {
 	long long last_check = fp_now_us();
-	while (r->tx_free < 0 || an2_tx_space(r->ep) == 0) {
+	while (r->tx_free < 0 || an2_tx_space(r->ep) == 0 || fp_rel_window_full(p) ||
+	       p->rel.resend_next != p->rel.tx_next) {
 		int cc = fp_route_progress(&r->route);
 		if (cc < 0)
 			return cc;
-		if (!r->active)
+		if (!r->active || p->state != PEER_OPEN)
 			return 1;
+		fp_rel_service(r, 1);
 		cc = stall_check(r, &last_check);
 		if (cc < 0)
 			return cc;
@@ -54,26 +65,20 @@ static int wait_tx_room(struct fp_route *r)
 	return 0;
 }
 
-/* Sends one PDU; the blocks are referenced until its TX report. 0, 1 (route gone), < 0. */
-static int tx_pdu(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
-                  void **blocks, unsigned nblocks)
+int fp_tx_post(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
+               void *const *blocks, unsigned nblocks)
 {
-	int cc = wait_tx_room(r);
-	if (cc)
-		return cc;
-	int idx;
-	for (;;) {
-		idx = r->tx_free;   /* (again after a wait: reports may have freed other records) */
-		int rc = an2_send(r->ep, (uint16_t)p->vc, fr, n, 0, (uint64_t)idx + 1);
-		if (rc == 0)
-			break;
-		if (rc != -EAGAIN) {
-			fp_peer_fail(r, p, an2_strerror(rc), 1);
-			return 1;
-		}
-		cc = wait_tx_room(r);
-		if (cc)
-			return cc;
+	if (p->state != PEER_OPEN || p->vc < 0)
+		return -ENOTCONN;
+	if (r->tx_free < 0 || an2_tx_space(r->ep) == 0)
+		return -EAGAIN;
+	int idx = r->tx_free;
+	int rc = an2_send(r->ep, (uint16_t)p->vc, fr, n, 0, (uint64_t)idx + 1);
+	if (rc == -EAGAIN)
+		return rc;
+	if (rc != 0) {
+		fp_peer_fail(r, p, an2_strerror(rc), 1);
+		return rc;
 	}
 	struct tx_rec *rec = &r->tx_recs[idx];
 	r->tx_free = rec->next_free;
@@ -83,6 +88,26 @@ static int tx_pdu(struct fp_route *r, struct peer *p, const struct an2_frag *fr,
 		bufpool_tx_ref(r->pool, blocks[i]);
 	}
 	rec->nblocks = nblocks;
+	rec->vc = p->vc;
+	p->rel.tx_queued++;
+	return 0;
+}
+
+/* Sends one new DATA PDU, kept until acknowledged. 0, 1 (route or pair gone), < 0. */
+static int tx_pdu(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
+                  void **blocks, unsigned nblocks)
+{
+	for (;;) {   /* (each turn waits for room first; ends when posted or the pair fails) */
+		int cc = wait_tx_room(r, p);
+		if (cc)
+			return cc;
+		cc = fp_tx_post(r, p, fr, n, blocks, nblocks);
+		if (cc == 0)
+			break;
+		if (cc != -EAGAIN)
+			return 1;
+	}
+	fp_rel_sent(r, p, fr, n, blocks, nblocks);
 	return 0;
 }
 
@@ -93,17 +118,18 @@ static void *tx_block(struct fp_route *r, size_t size)
 	long long last_check = fp_now_us();
 	for (;;) {
 		void *b = bufpool_alloc_area(r->pool, size);
-		if (b || r->tx_inflight == 0 || !r->active)
+		if (b || (r->tx_inflight == 0 && r->rel_unacked_peers == 0) || !r->active)
 			return b;
 		if (fp_route_progress(&r->route) < 0 || stall_check(r, &last_check) < 0)
 			return NULL;
+		fp_rel_service(r, 1);   /* (acknowledgements give blocks back: ours and the peer's) */
 		sched_yield();
 	}
 }
 
 /* The header in network byte order: the peer may be on another host. */
-static void fill_hdr(struct pdu_hdr *h, struct peer *p, const struct msg *m, int flags,
-                     uint32_t len)
+static void fill_hdr(struct fp_route *r, struct pdu_hdr *h, struct peer *p,
+                     const struct msg *m, int flags, uint32_t len)
 {
 	int enc = m->enc == ENC_INPLACE ? lpvm.dsig : m->enc;
 	*h = (struct pdu_hdr){ .magic = FP_PDU_MAGIC, .kind = PDU_DATA, .flags = (uint8_t)flags,
@@ -113,6 +139,7 @@ static void fill_hdr(struct pdu_hdr *h, struct peer *p, const struct msg *m, int
 	                       .tag = (int32_t)htonl((uint32_t)m->tag),
 	                       .ctx = (int32_t)htonl((uint32_t)m->ctx),
 	                       .wid = (int32_t)htonl((uint32_t)m->wid) };
+	fp_rel_stamp(r, p, h);
 }
 
 /* A PDU of header + data copied into one block (small messages). */
@@ -122,7 +149,7 @@ static int tx_copied(struct fp_route *r, struct peer *p, const struct msg *m)
 	char *b = tx_block(r, PDU_HDR_LEN + len);
 	if (!b)
 		return 1;
-	fill_hdr((struct pdu_hdr *)b, p, m, PDU_SOM | PDU_EOM, len);
+	fill_hdr(r, (struct pdu_hdr *)b, p, m, PDU_SOM | PDU_EOM, len);
 	char *d = b + PDU_HDR_LEN;
 	for (const struct frag *f = m->head; f; f = f->next) {
 		memcpy(d, f->data, f->len);
@@ -192,7 +219,7 @@ static int tx_gathered(struct fp_route *r, struct peer *p, const struct msg *m)
 		}
 		if (!cc) {
 			left -= pdu_data;
-			fill_hdr((struct pdu_hdr *)h, p, m,
+			fill_hdr(r, (struct pdu_hdr *)h, p, m,
 			         (first ? PDU_SOM : 0) | (left ? 0 : PDU_EOM), total);
 			first = 0;
 			cc = tx_pdu(r, p, fr, n, blocks, n);
@@ -212,13 +239,14 @@ int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m)
 	 * the note the caller sends) */
 	long long last_check = fp_now_us();
 	while (bufpool_free_bytes(r->pool) < bytes_to_copy(r, m) + POOL_MAX_BLOCK) {
-		if (r->tx_inflight == 0)
+		if (r->tx_inflight == 0 && r->rel_unacked_peers == 0)
 			return 1;
 		int cc = fp_route_progress(&r->route);
 		if (cc < 0)
 			return cc;
 		if (!r->active || p->state != PEER_OPEN)
 			return 1;
+		fp_rel_service(r, 1);
 		cc = stall_check(r, &last_check);   /* (an an2d that died sends no more reports) */
 		if (cc < 0)
 			return cc;
@@ -241,6 +269,7 @@ int fp_tx_init(struct fp_route *r, uint32_t slots)
 	r->tx_slots = slots;
 	r->tx_free = -1;
 	for (int i = (int)slots - 1; i >= 0; i--) {
+		r->tx_recs[i].vc = -1;
 		r->tx_recs[i].next_free = r->tx_free;
 		r->tx_free = i;
 	}

@@ -10,6 +10,7 @@
 #define YIELD_US 3000                /* then yield up to this long, then sleep */
 #define RESLEEP_US 50                /* after a wake-up without a message: this long */
 #define DAEMON_BUSY_US 10000         /* busy with AN2 traffic: look at the pvmd socket this often */
+#define ACK_IDLE_US 50               /* idle this long: acknowledge what came (<= RESLEEP_US) */
 
 /* A VC is open or being opened: only then is there AN2 traffic worth spinning for. A task
  * whose peers all use the daemon route (PvmDontRoute, Debian tasks, AN2 off) waits as the
@@ -47,6 +48,8 @@ int fp_wait_idle(struct route *t, long long deadline_us, int *look)
 	if (r->idle_since_us < 0)
 		r->idle_since_us = now;
 	long long idle = now - r->idle_since_us;
+	if (r->acks_owed && idle >= ACK_IDLE_US)
+		fp_rel_service(r, 1);   /* about to wait: the peer may wait for our acknowledgement */
 	if (idle >= (r->slept ? RESLEEP_US : YIELD_US) ||
 	    (deadline_us >= 0 && now >= deadline_us)) {
 		r->idle_since_us = -1;
@@ -109,6 +112,8 @@ void fp_wait_busy(struct route *t)
 int fp_wait_poll_ms_max(struct route *t)
 {
 	struct fp_route *r = fp_of(t);
-	/* held exit notices have a deadline that no descriptor announces: look every second */
-	return r->ep && !r->gone && r->exit_notices_held ? 1000 : -1;
+	/* held exit notices have a deadline that no descriptor announces: look every second;
+	 * nor have retransmission timers */
+	int ms = r->ep && !r->gone && r->exit_notices_held ? 1000 : -1, rel = fp_rel_poll_ms(r);
+	return rel >= 0 && (ms < 0 || rel < ms) ? rel : ms;
 }
