@@ -129,7 +129,7 @@ bool an2d_uplink_poll(struct an2d_uplink *u, uint64_t now)
     if (!u->link)
         return false;
     bool moved = false;
-    if (now - u->active_ns < HOT_NS)
+    if (now < u->active_ns || now - u->active_ns < HOT_NS) /* (stamped with a later clock) */
         an2_link_service(u->link, now);
     moved |= an2_link_poll(u->link, now);
     return moved;

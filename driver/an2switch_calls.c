@@ -90,7 +90,9 @@ void an2sw_routes_tick(struct an2sw *s, uint64_t now)
     s->next_advert_ns = now + 1000000000ull;
     for (unsigned id = 1; id < 256; id++) {
         struct an2sw_route *r = &s->routes[id];
-        if (r->port >= 0 && (now - r->heard_ns > 3000000000ull || !up_link(s, (unsigned)r->port)))
+        bool stale = now > r->heard_ns && now - r->heard_ns > 3000000000ull; /* (no wrap when
+                                                        * heard with a later clock than now) */
+        if (r->port >= 0 && (stale || !up_link(s, (unsigned)r->port)))
             r->port = -1;
     }
     for (unsigned p = 0; p < s->nports; p++) {

@@ -251,7 +251,10 @@ void an2_driver_tick(struct an2_driver *drv, uint64_t now_ns)
     an2_driver_fabric_tick(drv, now_ns);
     for (uint32_t i = 0; i < drv->limits.max_clients; i++) {
         struct drv_client *c = &drv->clients[i];
-        if (c->fd >= 0 && !c->endpoint_id && now_ns - c->last_request_ns >= AN2_SILENT_NS) {
+        /* (a client accepted after the caller read its clock is stamped later than now_ns:
+         * not silent, and no unsigned wrap may make it so) */
+        if (c->fd >= 0 && !c->endpoint_id && now_ns > c->last_request_ns &&
+            now_ns - c->last_request_ns >= AN2_SILENT_NS) {
             an2d_log_limited(&limit, "pid %d: silent without an endpoint for %llu s: dropped",
                              (int)c->pid, AN2_SILENT_NS / 1000000000ull);
             drv_drop_client(drv, i, "silent without an endpoint");
