@@ -4,11 +4,14 @@
  * is answered by a NAK naming the first PDU missing. Acknowledgements are cumulative, ride on
  * the reverse DATA PDUs, and otherwise go as an ACK PDU every ACK_EVERY PDUs taken, or when the
  * receiver is about to wait. The sender keeps every PDU's blocks referenced until acknowledged
- * (REL_WINDOW PDUs and REL_WINDOW_BYTES at most per VC), resends from the NAKed one on (go-back-N), and from the
- * oldest unacknowledged one when its retransmission timer expires; the timer is looked at by
- * the wait loops (progress, when it found no report) and never arms a thread; it is armed at
- * the first look after progress, so that the clean path reads no clock per message. Every header field from the peer is
- * checked against what we sent or expect: nothing it sends can move us out of the window. */
+ * (REL_WINDOW PDUs and REL_WINDOW_BYTES at most per VC) and resends from the NAKed one on
+ * (go-back-N). When its retransmission timer expires it sends a PROBE, one cell, which the
+ * receiver answers with an ACK (nothing missing: an ACK was lost) or a NAK (a lost tail, or a
+ * lost NAK): a receiver that is only slow to post buffers gets no flood of resends behind the
+ * PDUs it has not taken yet. The timer is looked at by the wait loops (progress, when it found
+ * no report) and never arms a thread; it is armed at the first look after progress, so that
+ * the clean path reads no clock per message. Every header field from the peer is checked
+ * against what we sent or expect: nothing it sends can move us out of the window. */
 #include "fp_route.h"
 
 #include <arpa/inet.h>
@@ -124,7 +127,7 @@ void fp_rel_sent(struct fp_route *r, struct peer *p, const struct an2_frag *fr, 
 	s->sent++;
 }
 
-/* An ACK or NAK PDU (a header only, in an area block given back at its report). 0, or -1 when
+/* An ACK, NAK or PROBE PDU (a header only, in an area block given back at its report). 0, or -1 when
  * it cannot go now (no transmit room or area block; the pair may have failed). */
 static int send_ctl(struct fp_route *r, struct peer *p, enum pdu_kind kind)
 {
@@ -145,7 +148,7 @@ static int send_ctl(struct fp_route *r, struct peer *p, enum pdu_kind kind)
 	p->rel.ack_now = 0;
 	if (kind == PDU_NAK)
 		p->rel.naks_out++;
-	else
+	else if (kind == PDU_ACK)
 		p->rel.acks_out++;
 	return 0;
 }
@@ -169,18 +172,18 @@ static void pump(struct fp_route *r, struct peer *p)
 	}
 }
 
-/* Resends from PDU `from` on (unless a resend from it or before is already under way, or, for
- * a NAK, one from it has not had time to arrive). */
-static void go_back(struct fp_route *r, struct peer *p, uint32_t from, const char *why,
-                    int timed_out)
+/* Resends from PDU `from` on (unless a resend from it or before is already under way, or one
+ * from it has not had time to arrive and no probe asked). */
+static void go_back(struct fp_route *r, struct peer *p, uint32_t from, const char *why)
 {
 	struct rel_state *s = &p->rel;
 	if (s->resend_next != s->tx_next && s->resend_next - s->tx_una <= from - s->tx_una)
 		return;
 	long long now = fp_now_us();
-	if (!timed_out && from == s->back_to && s->back_at_us &&
+	if (!s->probing && from == s->back_to && s->back_at_us &&
 	    (s->tx_queued > 0 || now - s->back_at_us < s->rto_us))
 		return;   /* a NAK repeated while the resend is on its way: the timer covers a loss */
+	s->probing = 0;
 	s->back_to = from;
 	s->back_at_us = now;
 	s->resend_next = from;
@@ -218,6 +221,7 @@ static int take_ack(struct fp_route *r, struct peer *p, uint32_t ack)
 		s->resend_next = ack;   /* acknowledged meanwhile: no need to resend those */
 	s->rto_us = REL_RTO_MIN_US;
 	s->rto_at_us = 0;   /* armed again at the next look */
+	s->probing = 0;
 	if (!unacked(s))
 		r->rel_unacked_peers--;
 	return 1;
@@ -271,10 +275,18 @@ int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, 
 		else if (missing <= REL_WINDOW)
 			s->rx_gap = 1;
 	}
+	if (h->kind == PDU_PROBE) {
+		uint32_t missing = h->seq - s->rx_next;
+		if (missing == 0)
+			send_ctl(r, p, PDU_ACK);   /* everything came: our ACK was lost */
+		else if (missing <= REL_WINDOW)
+			rx_trouble(r, p, "a probe after a lost tail");
+		return 0;
+	}
 	if (h->kind == PDU_NAK) {
 		s->naks_in++;
 		if (in_window && h->ack != s->tx_next)
-			go_back(r, p, h->ack, "NAK", 0);
+			go_back(r, p, h->ack, "NAK");
 		else if (in_window)
 			send_ctl(r, p, PDU_ACK);   /* it has everything: say so (clears its doubt) */
 		return 0;
@@ -335,10 +347,14 @@ static void timer(struct fp_route *r, struct peer *p, long long now)
 		fp_peer_fail(r, p, "no acknowledgement for 15 s", 1);
 		return;
 	}
+	if (send_ctl(r, p, PDU_PROBE) != 0) {
+		s->rto_at_us = now + REL_CHECK_US;   /* no room now: soon again */
+		return;
+	}
 	s->timeouts++;
+	s->probing = 1;   /* the NAK it brings is obeyed even if it repeats an earlier one */
 	s->rto_us = s->rto_us * 2 < REL_RTO_MAX_US ? s->rto_us * 2 : REL_RTO_MAX_US;
 	s->rto_at_us = now + s->rto_us;
-	go_back(r, p, s->tx_una, "timeout", 1);
 }
 
 void fp_rel_service(struct fp_route *r, int flush_acks)

@@ -21,7 +21,9 @@
 #define FP_PDU_MAGIC 0xa2
 /* DATA: part of a message; ACK: "every PDU before `ack` arrived"; NAK: the same, and "resend
  * from `ack` on" (a damaged or missing PDU). ACK and NAK carry no data. */
-enum pdu_kind { PDU_DATA = 1, PDU_ACK = 2, PDU_NAK = 3 };
+/* PROBE: the sender's retransmission timer asks where the receiver is (answered by an ACK
+ * when nothing is missing, else a NAK) */
+enum pdu_kind { PDU_DATA = 1, PDU_ACK = 2, PDU_NAK = 3, PDU_PROBE = 4 };
 #define PDU_SOM 1
 #define PDU_EOM 2
 struct pdu_hdr {
@@ -31,7 +33,7 @@ struct pdu_hdr {
 	int32_t enc, tag, ctx, wid;
 	uint32_t an2_index;    /* this message's number among the AN2 ones to this peer */
 	uint32_t seq;          /* DATA: this PDU's number in its direction of the VC (from 0);
-	                        * ACK, NAK: the number of the next new PDU its sender would send */
+	                        * ACK, NAK, PROBE: the number of the next new PDU its sender would send */
 	uint32_t ack;          /* the sender's next expected PDU number from us (cumulative) */
 };
 #define PDU_HDR_LEN ((uint32_t)sizeof(struct pdu_hdr))
@@ -78,6 +80,7 @@ struct rel_state {
 	long long rto_us, rto_at_us, ack_progress_us;
 	uint32_t back_to;        /* the last go-back's first PDU */
 	long long back_at_us;    /* and when (a NAK repeated for it meanwhile is not obeyed) */
+	int probing;             /* a PROBE went at a timeout and nothing came back since */
 	/* receiving */
 	uint32_t rx_next;        /* the next PDU number expected */
 	uint32_t ack_owed;       /* PDUs taken since the peer last heard our cumulative ack, */

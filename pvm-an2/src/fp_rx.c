@@ -60,7 +60,7 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 	memcpy(&h, b + FRAG_HEADROOM - PDU_HDR_LEN, sizeof h);
 	hdr_to_host(&h);
 	uint32_t dl = len - PDU_HDR_LEN;
-	if (h.magic != FP_PDU_MAGIC || h.kind < PDU_DATA || h.kind > PDU_NAK) {
+	if (h.magic != FP_PDU_MAGIC || h.kind < PDU_DATA || h.kind > PDU_PROBE) {
 		bufpool_free(r->pool, b);
 		protocol_error(r, p, "PDU with a bad header");
 		return;
