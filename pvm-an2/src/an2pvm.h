@@ -80,6 +80,7 @@ int lpvm_routes_filter(struct msg *m);
 int lpvm_routes_recv_error(int tid);
 /* A task (or every task of a host: tid is its pvmd's) has gone (route_ops.peer_failed). */
 void lpvm_routes_peer_failed(int tid);
+void lpvm_routes_flush(void);   /* what routes deferred while one was being read */
 void lpvm_routes_quiesce(void);
 
 /* notices.c: the PvmTaskExit and PvmHostDelete notices pvm_notify asked the pvmd for */

@@ -97,6 +97,7 @@ int control_flush(void)
 		msg_free(r);
 	}
 	lpvm_notices_flush();   /* tasks and hosts gone: every route drops what it keeps of them */
+	lpvm_routes_flush();
 	mhf_run_pending();   /* no route is being read here: program handlers may call PVM */
 	return cc;
 }

@@ -36,7 +36,7 @@ static void start_vc(struct fp_route *r, struct peer *p)
 	int rc = an2_vc_open_start(r->ep, p->ep_id);
 	if (rc != 0) {
 		p->state = PEER_PENDING;
-		fp_peer_fail(r, p, an2_strerror(rc), 0);
+		fp_peer_fail(r, p, an2_strerror(rc));
 		return;
 	}
 	p->vc_started = 1;
@@ -127,9 +127,9 @@ void fp_vc_opened(struct fp_route *r, struct peer *p, const struct an2_vc_info *
 	fp_rel_close(r, p);   /* (a former VC's state, if any) */
 	p->state = PEER_OPEN;
 	if (fp_rel_open(r, p) != 0)
-		fp_peer_fail(r, p, "out of memory", 0);
+		fp_peer_fail(r, p, "out of memory");
 	else if (fp_post_rx(r, p) != 0)
-		fp_peer_fail(r, p, "no receive buffers", 0);
+		fp_peer_fail(r, p, "no receive buffers");
 }
 
 int fp_poll_vc_answers(struct fp_route *r)
@@ -154,26 +154,19 @@ int fp_poll_vc_answers(struct fp_route *r)
 		if (rc == 1)
 			fp_vc_opened(r, p, &vi);
 		else   /* -ESRCH: it left before agreeing, nothing lost: quietly */
-			fp_peer_fail(r, p, rc == -ESRCH ? NULL : an2_strerror(rc), 0);
+			fp_peer_fail(r, p, rc == -ESRCH ? NULL : an2_strerror(rc));
 	}
 }
 
-void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why, int error)
+void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why)
 {
 	if (p->state == PEER_DEAD)
 		return;
 	if (p->partial && !why)
 		why = "the peer's end vanished in mid-message";
-	if (p->partial)
-		error = 1;
 	if (why)
-		lpvm_log("AN2 fast path: %s on VC %s to t%x: back to the daemon route%s", why,
-		         p->vc >= 0 ? p->addr : "(not open)", (unsigned)p->tid,
-		         error ? " (the next receive from it fails)" : "");
-	if (error && !p->error_pending) {
-		p->error_pending = 1;
-		r->errors_pending++;
-	}
+		lpvm_log("AN2 fast path: %s on VC %s to t%x: back to the daemon route", why,
+		         p->vc >= 0 ? p->addr : "(not open)", (unsigned)p->tid);
 	p->state = PEER_DEAD;
 	if (p->vc_started) {
 		p->vc_started = 0;
@@ -181,21 +174,27 @@ void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why, int error
 		if (!r->gone)
 			an2_vc_open_cancel(r->ep, p->ep_id);
 	}
-	fp_rel_close(r, p);   /* what it had not acknowledged is lost with the VC (counted) */
+	if (p->rel.ring) {   /* a VC was open: each side hands its stream over, ends with END */
+		p->await_end = 1;
+		fp_handover_capture(r, p);
+	}
+	fp_rel_close(r, p);
 	if (p->vc >= 0) {
 		r->vc_peer[p->vc] = NULL;
 		if (!r->gone)
 			an2_vc_close(r->ep, (uint16_t)p->vc);   /* posted buffers come back ABORTED */
 		p->vc = -1;
 	}
-	msg_free(p->partial);
-	p->partial = NULL;
-	fp_order_release(r, p, 1);
+	fp_order_release(r, p, !p->await_end);
 }
 
-/* REQ, NAK and NOTE from a task, through the daemon route. */
+/* REQ, NAK, NOTE, and a failed VC's PDU and END, from a task through the daemon route. */
 int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m)
 {
+	if (m->tag == FP_TAG_PDU) {
+		fp_handover_pdu(r, m);
+		return 1;
+	}
 	int value = 0;
 	msg_rewind(m);
 	int bad = lpvm_unpack_int(m, &value) != 0;
@@ -237,8 +236,10 @@ int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m)
 	} else if (tag == FP_TAG_NAK) {
 		if (p && p->state != PEER_DEAD && p->state != PEER_OPEN) {
 			lpvm_log("AN2 fast path: t%x declined a VC: daemon route", (unsigned)src);
-			fp_peer_fail(r, p, NULL, 0);
+			fp_peer_fail(r, p, NULL);
 		}
+	} else if (tag == FP_TAG_END) {
+		fp_handover_end_msg(r, src, value);
 	} else if (tag == FP_TAG_NOTE) {
 		if (p && p->req_seen) {   /* (also after a failure: it tells what was lost) */
 			p->note_pending = 1;

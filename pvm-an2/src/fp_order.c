@@ -130,6 +130,8 @@ int fp_route_filter(struct route *t, struct msg *m)
 	struct fp_route *r = fp_of(t);
 	if (m->ctx == FP_CTX && TID_IS_TASK(m->src))
 		return fp_handle_daemon_ctl(r, m);
+	if (m->ctx == FP_CTX && m->tag == FP_TAG_GONE)   /* the pvmd's notice we asked for */
+		return fp_handover_gone_notice(r, m);
 	if (!r->ep)
 		return 0;
 	/* a pvmd's PvmTaskExit notice (the core tells them from a cancel's answer) about a peer
@@ -151,12 +153,13 @@ int fp_route_filter(struct route *t, struct msg *m)
 		return 0;   /* its messages before its REQ: daemon route only, in order */
 	uint32_t need = p->note_pending ? p->note_need : 0;
 	p->note_pending = 0;
-	if (p->state == PEER_DEAD) {
+	int ended = p->state == PEER_DEAD && !p->await_end;   /* (else its END is to come) */
+	if (ended) {
 		count_lost(r, p, need);
 		need = 0;
 	}
 	hold(r, &p->hd_head, &p->hd_tail, m, need);
-	fp_order_release(r, p, p->state == PEER_DEAD);
+	fp_order_release(r, p, ended);
 	return 1;
 }
 
@@ -167,6 +170,7 @@ int fp_route_send(struct route *t, struct msg *m)
 	int dst = m->dst;
 	if (!r->ep || !TID_IS_TASK(dst) || lpvm_is_sysctx(m->ctx))
 		return ROUTE_PASS;
+	fp_handover_flush(r, NULL);   /* failed VCs' streams go before anything newer */
 	struct peer *p;
 	if (lpvm.route_opt == PvmDontRoute) {   /* as stock: request no route; but a pair that
 	                                          * has one still announces this message */
@@ -186,6 +190,7 @@ int fp_route_send(struct route *t, struct msg *m)
 		int cc = fp_send_msg(r, p, m);
 		if (cc <= 0)
 			return cc;
+		fp_handover_flush(r, p);   /* its VC failed meanwhile: that stream goes first */
 	}
 	/* the daemon route; after AN2 messages, announce how many went before this one */
 	if (p->an2_sent) {

@@ -60,7 +60,8 @@ int fp_route_peer_failed(struct route *t, int tid)
 				pp = &p->next;
 				continue;
 			}
-			fp_peer_fail(r, p, NULL, 0);
+			fp_peer_fail(r, p, NULL);
+			fp_handover_end(r, p, NULL);   /* (if it had a VC: its stream ends here) */
 			if (p->error_pending || p->hd_head || p->ha_head || p->xh_head) {
 				pp = &p->next;
 				continue;

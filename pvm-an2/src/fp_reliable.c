@@ -344,7 +344,7 @@ static void timer(struct fp_route *r, struct peer *p, long long now)
 		return;
 	}
 	if (now - s->ack_progress_us >= REL_GIVE_UP_US) {
-		fp_peer_fail(r, p, "no acknowledgement for 15 s", 1);
+		fp_peer_fail(r, p, "no acknowledgement for 15 s");
 		return;
 	}
 	if (send_ctl(r, p, PDU_PROBE) != 0) {
@@ -397,12 +397,14 @@ int fp_rel_leaving(struct fp_route *r, int final)
 	int waiting = 0;
 	for (uint32_t vc = 0; r->ep && !r->gone && vc < r->max_vcs; vc++) {
 		struct peer *p = r->vc_peer[vc];
-		if (!p || p->state != PEER_OPEN || !p->rel.ring ||
-		    !(p->rel.resent || p->rel.naks_in || p->rel.naks_out))
+		if (!p || p->state != PEER_OPEN || !p->rel.ring)
 			continue;
-		if (unacked(&p->rel))
+		int troubled = p->rel.resent || p->rel.naks_in || p->rel.naks_out;
+		if (troubled && unacked(&p->rel))
 			waiting += (int)(p->rel.tx_next - p->rel.tx_una);
-		if (final)
+		/* (and every peer hears what we took: nothing of its is handed over to a task that
+		 * has gone when our end goes) */
+		if (final && (troubled || p->rel.ack_owed || p->rel.ack_now))
 			send_ctl(r, p, PDU_ACK);
 	}
 	return waiting;

@@ -66,6 +66,7 @@ static void fp_quiesce(struct route *t)
 	if (!r->ep || r->quiesced)
 		return;
 	r->quiesced = 1;
+	fp_handover_flush(r, NULL);   /* (failed VCs' streams go before TM_EXIT) */
 	if (r->gone)
 		return;
 	long long end = fp_now_us() + TX_DRAIN_MS * 1000LL;
@@ -115,6 +116,7 @@ static void fp_route_close(struct route *t)
 			struct peer *p = r->peers[i];
 			r->peers[i] = p->next;
 			fp_rel_close(r, p);
+			fp_handover_discard(p);
 			free_held(&p->hd_head);
 			free_held(&p->ha_head);
 			free_held(&p->xh_head);
@@ -154,6 +156,7 @@ static const struct route_ops fp_ops = {
 	.wait_over = fp_wait_over,
 	.recv_error = fp_route_recv_error,
 	.peer_failed = fp_route_peer_failed,
+	.flush = fp_route_flush,
 	.quiesce = fp_quiesce,
 	.close = fp_route_close,
 };

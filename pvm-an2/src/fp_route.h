@@ -16,6 +16,9 @@
 #define FP_TAG_REQ  1   /* "open a VC to me; my AN2 stream to you starts here": [endpoint id] */
 #define FP_TAG_NAK  2   /* "I cannot": the asker falls back to the daemon route */
 #define FP_TAG_NOTE 3   /* "my next daemon-route message follows my AN2 message #n": [n] */
+#define FP_TAG_PDU  4   /* our failed VC's PDU you may not have: [length][PDU as sent] */
+#define FP_TAG_END  5   /* "our failed VC's stream to you ended before PDU #n": [n] */
+#define FP_TAG_GONE 6   /* (from the pvmd) a peer with a failed VC exited: [tid] */
 
 /* The header in front of every PDU, in network byte order (the ends may be on two hosts). */
 #define FP_PDU_MAGIC 0xa2
@@ -98,6 +101,8 @@ struct rel_state {
 	unsigned tx_unlogged, rx_unlogged;   /* recoveries since the last log line */
 };
 
+struct handed;
+
 struct held {
 	struct held *next;
 	struct msg *m;
@@ -129,6 +134,12 @@ struct peer {
 	struct held *xh_head, *xh_tail;   /* PvmTaskExit notices about it, waiting for the end of
 	                                   * its AN2 stream (PEER_GONE) */
 	long long exit_wait_us;           /* since then, when the last of its PDUs came */
+	int await_end;           /* our VC failed: its stream ends with its END (daemon route, after
+	                          * the PDUs it hands over) or its exit (fp_handover.c) */
+	int handed_gap;          /* a handed-over PDU was missing or bad: report it at the end */
+	struct handed *handed;   /* our PDUs to hand over (fp_handover.c), and after them */
+	uint32_t handed_end;     /* the END's number */
+	int handover_due;
 	/* reassembly */
 	struct msg *partial;
 	uint32_t partial_left;
@@ -164,6 +175,7 @@ struct fp_route {
 	int exit_notices_held;   /* peers with PvmTaskExit notices held */
 	int quiesced;
 	int delivered;           /* messages fp_order.c put on the queue (progress' count) */
+	int handovers_due;       /* peers whose failed VC's stream is still to be handed over */
 	int said_remote;         /* logged that our an2d is on no fabric (other hosts: pvmds) */
 	struct fp_route *next_lingering;   /* in keep->lingering once closed */
 	/* transmit (fp_tx.c) */
@@ -201,8 +213,23 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid);
 int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m);   /* in FP_CTX: consumed */
 int fp_poll_vc_answers(struct fp_route *r);
 void fp_vc_opened(struct fp_route *r, struct peer *p, const struct an2_vc_info *vi);
-/* The pair stops using AN2 (error or gone): logs, closes the VC, releases held messages. */
-void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why, int error);
+/* The pair stops using AN2 (a failure, or the peer gone): logs why (if given), hands what the
+ * peer has not acknowledged over to the daemon route, closes the VC. */
+void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why);
+
+/* fp_handover.c: a failed VC's stream finished over the daemon route */
+/* The VC failed: copies the PDUs of whole messages the peer has not acknowledged; they go,
+ * then END, then our request for the pvmd's notice of its exit (FP_TAG_GONE), at the next
+ * flush (all peers', or only's before a message to it), where no route is being read. */
+void fp_handover_capture(struct fp_route *r, struct peer *p);
+void fp_handover_flush(struct fp_route *r, struct peer *only);
+void fp_handover_discard(struct peer *p);   /* closing: what was not sent is dropped */
+int fp_route_flush(struct route *t);         /* route_ops flush */
+void fp_handover_pdu(struct fp_route *r, struct msg *m);     /* FP_TAG_PDU (consumed) */
+void fp_handover_end_msg(struct fp_route *r, int src, int value);   /* FP_TAG_END [value] */
+int fp_handover_gone_notice(struct fp_route *r, struct msg *m);   /* FP_TAG_GONE: 1 */
+/* p's stream has ended: at its END (end: the number after its last PDU) or exit (NULL) */
+void fp_handover_end(struct fp_route *r, struct peer *p, const uint32_t *end);
 
 /* fp_order.c */
 /* A complete message arrived over AN2 from p (hdr: its first PDU's header). */
@@ -252,11 +279,17 @@ void fp_rel_damaged(struct fp_route *r, struct peer *p, const char *what);
 void fp_rel_service(struct fp_route *r, int flush_acks);
 int fp_rel_poll_ms(struct fp_route *r);   /* -1, or how soon a timer needs a look */
 /* Leaving: PDUs still unacknowledged on VCs that needed recovery (worth waiting for); with
- * final set, each such VC also tells its peer (ACK) how many PDUs it sent. */
+ * final set, each such VC, and each that owes an acknowledgement, sends an ACK (what we took,
+ * and how many PDUs we sent). */
 int fp_rel_leaving(struct fp_route *r, int final);
 
 /* fp_rx.c: route_ops progress and pollfds */
 int fp_post_rx(struct fp_route *r, struct peer *p);
+void fp_hdr_to_host(struct pdu_hdr *h);
+/* A DATA PDU taken in order joins its message (f: its data or NULL; taken): NULL or why not */
+const char *fp_rx_assemble(struct fp_route *r, struct peer *p, const struct pdu_hdr *h,
+                           struct frag *f);
+struct frag *fp_rx_copy_frag(struct fp_route *r, const char *data, uint32_t n);   /* or NULL */
 int fp_route_progress(struct route *t);
 int fp_route_pollfds(struct route *t, struct pollfd *fds, int max);
 

@@ -31,11 +31,11 @@ int fp_post_rx(struct fp_route *r, struct peer *p)
 
 static void protocol_error(struct fp_route *r, struct peer *p, const char *what)
 {
-	fp_peer_fail(r, p, what, 1);
+	fp_peer_fail(r, p, what);
 }
 
 /* The header came in network byte order (fp_tx.c). */
-static void hdr_to_host(struct pdu_hdr *h)
+void fp_hdr_to_host(struct pdu_hdr *h)
 {
 	h->msg_len = ntohl(h->msg_len);
 	h->dmn_before = ntohl(h->dmn_before);
@@ -48,6 +48,70 @@ static void hdr_to_host(struct pdu_hdr *h)
 	h->wid = (int32_t)ntohl((uint32_t)h->wid);
 }
 
+/* A DATA PDU taken in order joins its message (f: its data, NULL for none; taken); the
+ * message goes on when complete. NULL, or what was wrong (f freed). */
+const char *fp_rx_assemble(struct fp_route *r, struct peer *p, const struct pdu_hdr *h,
+                           struct frag *f)
+{
+	uint32_t dl = f ? (uint32_t)f->len : 0;
+	const char *why = NULL;
+	if (h->flags & PDU_SOM) {
+		if (p->partial || h->msg_len > (1u << 30))
+			why = p->partial ? "message started inside another" : "message too long";
+		else if (!(p->partial = msg_new(h->enc)))
+			why = "out of memory";
+		if (!why) {
+			p->partial->tag = h->tag;
+			p->partial->ctx = h->ctx;
+			p->partial->wid = h->wid;
+			p->partial->src = p->tid;
+			p->partial->dst = lpvm.mytid;
+			p->partial_left = h->msg_len;
+			p->partial_hdr = *h;
+		}
+	} else if (!p->partial || h->an2_index != p->partial_hdr.an2_index) {
+		why = "PDU of no message";
+	}
+	if (!why && dl > p->partial_left)
+		why = "message longer than announced";
+	if (why) {
+		if (f)
+			frag_free(f);
+		return why;
+	}
+	if (f) {
+		msg_append_frag(p->partial, f);
+		p->partial_left -= dl;
+	}
+	if (!(h->flags & PDU_EOM))
+		return NULL;
+	if (p->partial_left)
+		return "message shorter than announced";
+	struct msg *m = p->partial;
+	p->partial = NULL;
+	m->mode = MODE_NONE;
+	fp_order_an2_arrival(r, p, m, &p->partial_hdr);
+	return NULL;
+}
+
+/* A fragment of plain memory holding a copy of n bytes (it is never transmitted). */
+struct frag *fp_rx_copy_frag(struct fp_route *r, const char *data, uint32_t n)
+{
+	struct frag *f = calloc(1, sizeof *f);
+	char *mem = f ? malloc(FRAG_HEADROOM + n) : NULL;
+	if (!mem) {
+		free(f);
+		return NULL;
+	}
+	f->mem = mem;
+	f->mem_size = FRAG_HEADROOM + n;
+	f->owner = bufpool_allocator(r->pool);   /* frees what is not its own */
+	f->data = mem + FRAG_HEADROOM;
+	f->len = f->cap = n;
+	memcpy(f->data, data, n);
+	return f;
+}
+
 /* One good PDU in block b (len bytes from the header on). Takes the block. */
 static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t len)
 {
@@ -58,7 +122,7 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 		return;
 	}
 	memcpy(&h, b + FRAG_HEADROOM - PDU_HDR_LEN, sizeof h);
-	hdr_to_host(&h);
+	fp_hdr_to_host(&h);
 	uint32_t dl = len - PDU_HDR_LEN;
 	if (h.magic != FP_PDU_MAGIC || h.kind < PDU_DATA || h.kind > PDU_PROBE) {
 		bufpool_free(r->pool, b);
@@ -72,85 +136,29 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 		bufpool_free(r->pool, b);
 		return;
 	}
-	if (h.flags & PDU_SOM) {
-		if (p->partial || h.msg_len > (1u << 30)) {
-			bufpool_free(r->pool, b);
-			protocol_error(r, p, p->partial ? "message started inside another" : "message too long");
-			return;
-		}
-		p->partial = msg_new(h.enc);
-		if (!p->partial) {
-			bufpool_free(r->pool, b);
-			protocol_error(r, p, "out of memory");
-			return;
-		}
-		p->partial->tag = h.tag;
-		p->partial->ctx = h.ctx;
-		p->partial->wid = h.wid;
-		p->partial->src = p->tid;
-		p->partial->dst = lpvm.mytid;
-		p->partial_left = h.msg_len;
-		p->partial_hdr = h;
-	} else if (!p->partial || h.an2_index != p->partial_hdr.an2_index) {
+	struct frag *f = NULL;
+	if (dl > 0 && (dl <= RX_COPY_MAX || bufpool_free_bytes(r->pool) < POOL_RESERVE)) {
+		/* copy out, so that the buffer goes back to the ring (small PDUs, or an
+		 * application that keeps many messages) */
+		f = fp_rx_copy_frag(r, b + FRAG_HEADROOM, dl);
 		bufpool_free(r->pool, b);
-		protocol_error(r, p, "PDU of no message");
-		return;
-	}
-	if (dl > p->partial_left) {
-		bufpool_free(r->pool, b);
-		protocol_error(r, p, "message longer than announced");
-		return;
-	}
-	if (dl > 0) {
-		struct frag *f;
-		if (dl <= RX_COPY_MAX || bufpool_free_bytes(r->pool) < POOL_RESERVE) {
-			/* copy out, so that the buffer goes back to the ring (small PDUs, or an
-			 * application that keeps many messages) */
-			f = calloc(1, sizeof *f);   /* plain memory: it is never transmitted */
-			char *mem = f ? malloc(FRAG_HEADROOM + dl) : NULL;
-			if (mem) {
-				f->mem = mem;
-				f->mem_size = FRAG_HEADROOM + dl;
-				f->owner = bufpool_allocator(r->pool);   /* frees what is not its own */
-				f->data = mem + FRAG_HEADROOM;
-				f->len = f->cap = dl;
-				memcpy(f->data, b + FRAG_HEADROOM, dl);
-			} else {
-				free(f);
-				f = NULL;
-			}
-			bufpool_free(r->pool, b);
+	} else if (dl > 0) {
+		f = calloc(1, sizeof *f);   /* the receive buffer itself becomes the fragment */
+		if (f) {
+			f->mem = b;
+			f->mem_size = POOL_MAX_BLOCK;
+			f->owner = bufpool_allocator(r->pool);
+			f->data = b + FRAG_HEADROOM;
+			f->len = f->cap = dl;
 		} else {
-			f = calloc(1, sizeof *f);   /* the receive buffer itself becomes the fragment */
-			if (f) {
-				f->mem = b;
-				f->mem_size = POOL_MAX_BLOCK;
-				f->owner = bufpool_allocator(r->pool);
-				f->data = b + FRAG_HEADROOM;
-				f->len = f->cap = dl;
-			} else {
-				bufpool_free(r->pool, b);
-			}
+			bufpool_free(r->pool, b);
 		}
-		if (!f) {
-			protocol_error(r, p, "out of memory");
-			return;
-		}
-		msg_append_frag(p->partial, f);
-		p->partial_left -= dl;
 	} else {
 		bufpool_free(r->pool, b);
 	}
-	if (!(h.flags & PDU_EOM))
-		return;
-	if (p->partial_left) {
-		protocol_error(r, p, "message shorter than announced");
-		return;
-	}
-	struct msg *m = p->partial;
-	p->partial = NULL;
-	m->mode = MODE_NONE;
-	fp_order_an2_arrival(r, p, m, &p->partial_hdr);
+	const char *why = dl > 0 && !f ? "out of memory" : fp_rx_assemble(r, p, &h, f);
+	if (why)
+		protocol_error(r, p, why);
 }
 
 static void report(struct fp_route *r, const struct an2_report *rep)
@@ -161,13 +169,14 @@ static void report(struct fp_route *r, const struct an2_report *rep)
 	}
 	struct peer *p = rep->vc < r->max_vcs ? r->vc_peer[rep->vc] : NULL;
 	if (rep->kind == AN2_REPORT_VC) {
-		/* an2d reports the peer's end gone after every cell it sent has arrived: in the
-		 * middle of a message it died and the message is lost. Between messages (it left,
-		 * or was killed while idle) nothing is lost: the pair falls back quietly, and
-		 * PvmTaskExit tells the application as with stock PVM. */
+		/* an2d reports the peer's end gone after every cell it sent has arrived. In the
+		 * middle of a message, the peer lives and hands the rest over by the daemon route
+		 * (its VC failed) or it died (the message is lost: fp_handover.c). Between messages
+		 * (it left, or was killed while idle) the pair falls back quietly, and PvmTaskExit
+		 * tells the application as with stock PVM. */
 		int died = p && (p->partial || p->rel.rx_gap);
 		if (p && rep->status == AN2_STATUS_PEER_GONE)
-			fp_peer_fail(r, p, died ? "the peer's end vanished" : NULL, died);
+			fp_peer_fail(r, p, died ? "the peer's end vanished" : NULL);
 		return;
 	}
 	uint64_t off = rep->cookie - 1;
@@ -204,7 +213,7 @@ static void route_gone(struct fp_route *r, const char *why)
 	for (int i = 0; i < 64; i++)
 		for (struct peer *p = r->peers[i]; p; p = p->next)
 			if (p->state == PEER_OPEN || p->state == PEER_PENDING)
-				fp_peer_fail(r, p, "an2d vanished", 1);
+				fp_peer_fail(r, p, "an2d vanished");
 	r->active = 0;
 }
 

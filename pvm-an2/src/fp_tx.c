@@ -77,7 +77,7 @@ int fp_tx_post(struct fp_route *r, struct peer *p, const struct an2_frag *fr, un
 	if (rc == -EAGAIN)
 		return rc;
 	if (rc != 0) {
-		fp_peer_fail(r, p, an2_strerror(rc), 1);
+		fp_peer_fail(r, p, an2_strerror(rc));
 		return rc;
 	}
 	struct tx_rec *rec = &r->tx_recs[idx];
@@ -254,7 +254,7 @@ int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m)
 	}
 	int cc = len <= RX_COPY_MAX ? tx_copied(r, p, m) : tx_gathered(r, p, m);
 	if (cc < 0 && r->active && p->state == PEER_OPEN)
-		fp_peer_fail(r, p, "buffer area exhausted in mid-message", 1);
+		fp_peer_fail(r, p, "buffer area exhausted in mid-message");
 	if (cc == 0)
 		p->an2_sent++;
 	return cc == 0 ? 0 : 1;   /* a message that did not go whole takes the daemon route */

@@ -52,6 +52,9 @@ struct route_ops {
 	 * route drops what it keeps for that peer; messages it already received from it are still
 	 * delivered. 0, or a negative PVM error (the route keeps its state). */
 	int (*peer_failed)(struct route *r, int tid);
+	/* Sends what the route had to defer while a route was being read (the core calls it
+	 * outside any route's progress, like peer_failed): 0, or a negative PVM error. */
+	int (*flush)(struct route *r);
 	/* pvm_exit, before TM_EXIT, and the end of a process that did not call it: what this
 	 * route sent is out (bounded in time). */
 	void (*quiesce)(struct route *r);

@@ -475,6 +475,12 @@ static int daemon_recv_error(struct route *t, int tid)
 	return 0;   /* a failed pvmd connection fails the receive by itself (lpvm.dead) */
 }
 
+static int daemon_flush(struct route *t)
+{
+	(void)t;
+	return 0;   /* it defers nothing */
+}
+
 static int daemon_peer_failed(struct route *t, int tid)
 {
 	(void)t;
@@ -497,6 +503,7 @@ static const struct route_ops daemon_ops = {
 	.wait_over = daemon_nothing,
 	.recv_error = daemon_recv_error,
 	.peer_failed = daemon_peer_failed,
+	.flush = daemon_flush,
 	.quiesce = daemon_nothing,
 	.close = daemon_close,
 };

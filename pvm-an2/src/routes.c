@@ -93,6 +93,16 @@ void lpvm_routes_peer_failed(int tid)
 	}
 }
 
+void lpvm_routes_flush(void)
+{
+	for (int i = 0; i < lpvm.nroutes; i++) {
+		int cc = lpvm.routes[i]->ops->flush(lpvm.routes[i]);
+		if (cc < 0)
+			lpvm_log("route %s: sending what it deferred failed (error %d)",
+			         lpvm.routes[i]->ops->name, cc);
+	}
+}
+
 void lpvm_routes_quiesce(void)
 {
 	for (int i = lpvm.nroutes - 1; i >= 0; i--)

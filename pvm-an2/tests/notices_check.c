@@ -36,8 +36,14 @@ static int fake_filter(struct route *r, struct msg *m)
 	return 0;
 }
 
+static int fake_flush(struct route *r)
+{
+	(void)r;
+	return 0;
+}
+
 static const struct route_ops fake_ops = {
-	.name = "fake", .filter = fake_filter, .peer_failed = fake_peer_failed,
+	.name = "fake", .filter = fake_filter, .peer_failed = fake_peer_failed, .flush = fake_flush,
 };
 static struct route fake = { .ops = &fake_ops };
 

@@ -84,9 +84,8 @@ int fp_tx_post(struct fp_route *r, struct peer *p, const struct an2_frag *fr, un
 	return 0;
 }
 
-void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why, int error)
+void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why)
 {
-	(void)error;
 	printf("  pair failed: %s\n", why ? why : "(quietly)");
 	fails++;
 	fp_rel_close(r, p);
