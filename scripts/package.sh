@@ -18,8 +18,11 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/pvm-an2"
 if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 	# (files deleted in the work tree but still tracked are skipped)
+	inside=${out#"$src"/}   # (an OUTDIR inside the tree, not ignored by git, is not copied)
+	[ "$inside" = "$out" ] && inside=""
 	while IFS= read -r -d '' f; do
-		[ -e "$src/$f" ] && printf '%s\0' "$f"
+		[ -n "$inside" ] && [[ "$f" == "$inside"/* ]] && continue
+		if [ -e "$src/$f" ]; then printf '%s\0' "$f"; fi
 	done < <(git -C "$src" ls-files -z --cached --others --exclude-standard) |
 		tar -C "$src" --null -T - -cf - | tar -C "$work/pvm-an2" -xf -
 else
