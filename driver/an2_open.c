@@ -61,7 +61,7 @@ static int start_an2d(const char *path)
     int rc = posix_spawn(&pid, prog, NULL, NULL, argv, environ);
     if (rc != 0) {
         char text[128];
-        snprintf(text, sizeof text, "cannot start %s: %s", prog, strerror(rc));
+        snprintf(text, sizeof text, "cannot start %.70s: %s", prog, strerror(rc));
         an2_set_detail(text);
         return -rc;
     }
