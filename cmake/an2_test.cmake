@@ -1,8 +1,8 @@
 # Helpers shared by every area's tests: a test gets a label and a private temp dir.
 #
 # an2_add_test(NAME name COMMAND cmd... LABELS l... [TIMEOUT s])
-#   Runs cmd with AN2_TEST_TMP pointing at a fresh directory under the build tree that the
-#   test itself must leave empty; PVM_ALLOW_ROOT=1 because CI runs as root.
+#   Runs cmd with AN2_TEST_TMP naming a directory of its own under the build tree
+#   (test-tmp/<name>) that the test makes and removes; PVM_ALLOW_ROOT=1 because CI runs as root.
 function(an2_add_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "COMMAND;LABELS;ENVIRONMENT" ${ARGN})
   if(NOT T_TIMEOUT)
@@ -12,5 +12,5 @@ function(an2_add_test)
   set_tests_properties(${T_NAME} PROPERTIES
     LABELS "${T_LABELS}"
     TIMEOUT ${T_TIMEOUT}
-    ENVIRONMENT "PVM_ALLOW_ROOT=1;AN2_BUILD_DIR=${CMAKE_BINARY_DIR};AN2_SOURCE_DIR=${CMAKE_SOURCE_DIR};${T_ENVIRONMENT}")
+    ENVIRONMENT "PVM_ALLOW_ROOT=1;AN2_TEST_TMP=${CMAKE_BINARY_DIR}/test-tmp/${T_NAME};AN2_BUILD_DIR=${CMAKE_BINARY_DIR};AN2_SOURCE_DIR=${CMAKE_SOURCE_DIR};${T_ENVIRONMENT}")
 endfunction()

@@ -61,7 +61,7 @@ static int start_an2d(const char *path)
     int rc = posix_spawn(&pid, prog, NULL, NULL, argv, environ);
     if (rc != 0) {
         char text[128];
-        snprintf(text, sizeof text, "cannot start %s: %s", prog, strerror(rc));
+        snprintf(text, sizeof text, "cannot start %.70s: %s", prog, strerror(rc));
         an2_set_detail(text);
         return -rc;
     }
@@ -73,7 +73,9 @@ static int start_an2d(const char *path)
     if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3))
         return 0;
     char text[128];
-    snprintf(text, sizeof text, "%s could not start (status %d); see its log", prog, status);
+    /* (the path last: a long one is cut, never the reason) */
+    snprintf(text, sizeof text, "an2d could not start (status %d; see its log): %.70s", status,
+             prog);
     an2_set_detail(text);
     return -ECONNREFUSED;
 }
