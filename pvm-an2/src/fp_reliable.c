@@ -1,14 +1,16 @@
-/* fp_reliable.c — nothing lost on an open VC: sequence numbers, acknowledgements, go-back-N. */
-/* Each direction of a VC numbers its DATA PDUs from 0. The receiver takes only the next one in
- * order: a duplicate is dropped (and acknowledged), a gap or a damaged PDU (CRC or length error)
- * is answered by a NAK naming the first PDU missing. Acknowledgements are cumulative, ride on
- * the reverse DATA PDUs, and otherwise go as an ACK PDU every ACK_EVERY PDUs taken, or when the
- * receiver is about to wait. The sender keeps every PDU's blocks referenced until acknowledged
- * (REL_WINDOW PDUs and REL_WINDOW_BYTES at most per VC) and resends from the NAKed one on
- * (go-back-N). When its retransmission timer expires it sends a PROBE, one cell, which the
- * receiver answers with an ACK (nothing missing: an ACK was lost) or a NAK (a lost tail, or a
- * lost NAK): a receiver that is only slow to post buffers gets no flood of resends behind the
- * PDUs it has not taken yet. The timer is looked at by the wait loops (progress, when it found
+/* fp_reliable.c — nothing lost on an open VC: sequence numbers, acknowledgements, selective repeat. */
+/* Each direction of a VC numbers its DATA PDUs from 0. The receiver takes them in order: a
+ * duplicate is dropped (and acknowledged), a later one is kept (its receive block) until those
+ * before it have come, and a gap or a damaged PDU (CRC or length error) is answered by a NAK
+ * naming the first PDU missing. Acknowledgements are cumulative, ride on the reverse DATA PDUs,
+ * and otherwise go as an ACK PDU every ACK_EVERY PDUs taken, or when the receiver is about to
+ * wait. The sender keeps every PDU's blocks referenced until acknowledged (REL_WINDOW PDUs and
+ * REL_WINDOW_BYTES at most per VC) and resends the NAKed one alone (selective repeat). When its
+ * retransmission timer expires it sends a PROBE, one cell, which the receiver answers with an
+ * ACK (nothing missing: an ACK was lost) or a NAK (a lost tail, or a lost NAK), and a NAK that
+ * answers a probe resends everything from the PDU it names on (go-back-N: a tail is lost whole):
+ * a receiver that is only slow to post buffers gets no flood of resends behind the PDUs it has
+ * not taken yet. The timer is looked at by the wait loops (progress, when it found
  * no report) and never arms a thread; it is armed at the first look after progress, so that
  * the clean path reads no clock per message. Every header field from the peer is checked
  * against what we sent or expect: nothing it sends can move us out of the window. */
@@ -36,7 +38,14 @@ int fp_rel_open(struct fp_route *r, struct peer *p)
 	(void)r;
 	p->rel = (struct rel_state){ .rto_us = REL_RTO_MIN_US };
 	p->rel.ring = calloc(REL_WINDOW, sizeof *p->rel.ring);
-	return p->rel.ring ? 0 : -1;
+	p->rel.kept = calloc(REL_WINDOW, sizeof *p->rel.kept);
+	if (p->rel.ring && p->rel.kept)
+		return 0;
+	free(p->rel.ring);
+	free(p->rel.kept);
+	p->rel.ring = NULL;
+	p->rel.kept = NULL;
+	return -1;
 }
 
 static int unacked(const struct rel_state *s)
@@ -53,6 +62,10 @@ static void release_upto(struct fp_route *r, struct rel_state *s, uint32_t upto)
 		for (unsigned b = 0; b < e->nblocks; b++)
 			bufpool_tx_unref(r->pool, e->blocks[b]);
 		e->nblocks = e->nfrags = 0;
+		if (e->marked) {
+			e->marked = 0;
+			s->marked--;
+		}
 		s->unacked_bytes -= e->bytes;
 		s->tx_una++;
 	}
@@ -68,7 +81,14 @@ void fp_rel_close(struct fp_route *r, struct peer *p)
 	release_upto(r, s, s->tx_next);
 	free(s->ring);
 	s->ring = NULL;
-	s->resend_next = s->tx_next;
+	for (unsigned i = 0; s->nkept && i < REL_WINDOW; i++)
+		if (s->kept[i].block) {
+			bufpool_free(r->pool, s->kept[i].block);
+			s->kept[i].block = NULL;
+			s->nkept--;
+		}
+	free(s->kept);
+	s->kept = NULL;
 	/* (duplicates alone: the peer's timer fired early, and it says so itself) */
 	if (s->resent || s->naks_in || s->timeouts || s->bogus || s->damaged || s->out_of_order ||
 	    s->naks_out)
@@ -120,10 +140,8 @@ void fp_rel_sent(struct fp_route *r, struct peer *p, const struct an2_frag *fr, 
 		bufpool_tx_ref(r->pool, blocks[i]);
 	}
 	e->nblocks = nblocks;
-	int resending = s->resend_next != s->tx_next;
+	e->marked = 0;
 	s->tx_next++;
-	if (!resending)
-		s->resend_next = s->tx_next;
 	s->sent++;
 }
 
@@ -153,31 +171,36 @@ static int send_ctl(struct fp_route *r, struct peer *p, enum pdu_kind kind)
 	return 0;
 }
 
-/* Resends what go-back-N has queued, while there is transmit room. */
+/* Resends the marked PDUs, oldest first, while there is transmit room. */
 static void pump(struct fp_route *r, struct peer *p)
 {
 	struct rel_state *s = &p->rel;
-	for (unsigned i = 0; i < REL_WINDOW && p->state == PEER_OPEN && s->resend_next != s->tx_next;
-	     i++) {
-		struct rel_pdu *e = &s->ring[s->resend_next % REL_WINDOW];
+	uint32_t seq = s->mark_from - s->tx_una < s->tx_next - s->tx_una ? s->mark_from : s->tx_una;
+	for (; seq != s->tx_next && s->marked && p->state == PEER_OPEN; seq++) {
+		struct rel_pdu *e = &s->ring[seq % REL_WINDOW];
+		if (!e->marked)
+			continue;
 		int cc = fp_tx_post(r, p, e->frags, e->nfrags, e->blocks, e->nblocks);
 		if (cc == -EAGAIN) {
+			s->mark_from = seq;
 			r->resend_pending = 1;   /* the next progress goes on */
 			return;
 		}
 		if (cc)
 			return;   /* the pair has failed */
-		s->resend_next++;
+		e->marked = 0;
+		s->marked--;
 		s->resent++;
 	}
+	s->mark_from = seq;
 }
 
-/* Resends from PDU `from` on (unless a resend from it or before is already under way, or one
- * from it has not had time to arrive and no probe asked). */
-static void go_back(struct fp_route *r, struct peer *p, uint32_t from, const char *why)
+/* Resends PDU `from` (whole: and every one after it), unless it is already to be resent, or
+ * its last resend has not had time to arrive and no probe asked. */
+static void resend(struct fp_route *r, struct peer *p, uint32_t from, int whole, const char *why)
 {
 	struct rel_state *s = &p->rel;
-	if (s->resend_next != s->tx_next && s->resend_next - s->tx_una <= from - s->tx_una)
+	if (s->ring[from % REL_WINDOW].marked)
 		return;
 	long long now = fp_now_us();
 	if (!s->probing && from == s->back_to && s->back_at_us &&
@@ -186,13 +209,22 @@ static void go_back(struct fp_route *r, struct peer *p, uint32_t from, const cha
 	s->probing = 0;
 	s->back_to = from;
 	s->back_at_us = now;
-	s->resend_next = from;
+	for (uint32_t seq = from; seq != s->tx_next && (seq == from || whole); seq++) {
+		struct rel_pdu *e = &s->ring[seq % REL_WINDOW];
+		if (!e->marked) {
+			e->marked = 1;
+			s->marked++;
+		}
+	}
+	if (s->mark_from - s->tx_una > from - s->tx_una)
+		s->mark_from = from;
 	r->resend_pending = 1;
 	s->tx_unlogged++;
 	if (!s->tx_logged_us || now - s->tx_logged_us >= REL_LOG_US) {
-		lpvm_log("AN2 fast path: %s on VC %s to t%x: resending from PDU %u (%u recoveries "
+		lpvm_log("AN2 fast path: %s on VC %s to t%x: resending PDU %u%s (%u recoveries "
 		         "since the last line; %llu PDUs resent, %llu NAKs, %llu timeouts so far)",
-		         why, p->addr, (unsigned)p->tid, (unsigned)from, s->tx_unlogged,
+		         why, p->addr, (unsigned)p->tid, (unsigned)from, whole ? " on" : "",
+		         s->tx_unlogged,
 		         (unsigned long long)s->resent, (unsigned long long)s->naks_in,
 		         (unsigned long long)s->timeouts);
 		s->tx_logged_us = now;
@@ -215,10 +247,7 @@ static int take_ack(struct fp_route *r, struct peer *p, uint32_t ack)
 	}
 	if (advance == 0)
 		return 1;
-	uint32_t old_una = s->tx_una;
-	release_upto(r, s, ack);
-	if (s->resend_next - old_una < advance)
-		s->resend_next = ack;   /* acknowledged meanwhile: no need to resend those */
+	release_upto(r, s, ack);   /* (marked ones among them are not resent) */
 	s->rto_us = REL_RTO_MIN_US;
 	s->rto_at_us = 0;   /* armed again at the next look */
 	s->probing = 0;
@@ -261,7 +290,41 @@ void fp_rel_damaged(struct fp_route *r, struct peer *p, const char *what)
 	rx_trouble(r, p, what);
 }
 
-int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, uint32_t len)
+/* The next PDU in order is taken (len bytes). */
+static void take(struct fp_route *r, struct peer *p, uint32_t len)
+{
+	struct rel_state *s = &p->rel;
+	s->rx_next++;
+	s->taken++;
+	s->rx_gap = s->nkept > 0;
+	s->dup_acked = 0;
+	s->ack_owed_bytes += len;
+	if (++s->ack_owed >= ACK_EVERY || s->ack_owed_bytes >= ACK_EVERY_BYTES)
+		send_ctl(r, p, PDU_ACK);
+	if (s->ack_owed)
+		r->acks_owed = 1;
+}
+
+void *fp_rel_next_kept(struct fp_route *r, struct peer *p, uint32_t *len)
+{
+	struct rel_state *s = &p->rel;
+	if (!s->kept || !s->nkept || p->state != PEER_OPEN)
+		return NULL;
+	struct rel_kept *k = &s->kept[s->rx_next % REL_WINDOW];
+	if (!k->block || k->seq != s->rx_next) {
+		rx_trouble(r, p, "a missing PDU");   /* the next gap: ask at once */
+		return NULL;
+	}
+	void *b = k->block;
+	*len = k->len;
+	k->block = NULL;
+	s->nkept--;
+	take(r, p, *len);   /* (taken even if that failed the pair: the caller delivers it) */
+	return b;
+}
+
+int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, uint32_t len,
+                   void *b)
 {
 	struct rel_state *s = &p->rel;
 	if (!s->ring || p->state != PEER_OPEN)
@@ -285,8 +348,8 @@ int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, 
 	}
 	if (h->kind == PDU_NAK) {
 		s->naks_in++;
-		if (in_window && h->ack != s->tx_next)
-			go_back(r, p, h->ack, "NAK");
+		if (in_window && h->ack != s->tx_next)   /* (after a probe: a lost tail, whole) */
+			resend(r, p, h->ack, s->probing, s->probing ? "NAK after a probe" : "NAK");
 		else if (in_window)
 			send_ctl(r, p, PDU_ACK);   /* it has everything: say so (clears its doubt) */
 		return 0;
@@ -295,16 +358,8 @@ int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, 
 		return 0;
 	uint32_t ahead = h->seq - s->rx_next;
 	if (ahead == 0) {
-		s->rx_next++;
-		s->taken++;
-		s->rx_gap = 0;
-		s->dup_acked = 0;
-		s->ack_owed_bytes += len;
-		if (++s->ack_owed >= ACK_EVERY || s->ack_owed_bytes >= ACK_EVERY_BYTES)
-			send_ctl(r, p, PDU_ACK);
-		if (s->ack_owed)
-			r->acks_owed = 1;
-		return p->state == PEER_OPEN;
+		take(r, p, len);
+		return 1;   /* (even if acknowledging failed the pair: it is ours now) */
 	}
 	if (ahead >= 0x80000000u) {   /* behind: we have it already (resent, or a stale ack) */
 		s->dups++;
@@ -317,9 +372,21 @@ int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, 
 		}
 		return 0;
 	}
+	struct rel_kept *k = &s->kept[h->seq % REL_WINDOW];
+	if (ahead < REL_WINDOW && k->block && k->seq == h->seq) {
+		s->dups++;   /* kept already (a resend crossed our NAK) */
+		return 0;
+	}
 	s->out_of_order++;
 	rx_trouble(r, p, "a missing PDU");
-	return 0;
+	/* kept for later, unless beyond any window the peer may have, or the buffer area runs
+	 * low (then dropped: asked for again once the gap is filled) */
+	if (ahead >= REL_WINDOW || k->block || p->state != PEER_OPEN ||
+	    bufpool_free_bytes(r->pool) < POOL_RESERVE)
+		return 0;
+	*k = (struct rel_kept){ b, h->seq, len };
+	s->nkept++;
+	return 2;
 }
 
 /* The retransmission timer of p, expired or not. */
@@ -335,7 +402,7 @@ static void timer(struct fp_route *r, struct peer *p, long long now)
 	}
 	if (now < s->rto_at_us)
 		return;
-	if (s->tx_queued > 0 || s->resend_next != s->tx_next) {
+	if (s->tx_queued > 0 || s->marked) {
 		/* our PDUs have not all left (the peer's buffers are full and flow control holds
 		 * them, or resends wait for room): nothing is known lost, and a slow peer is not
 		 * a silent one */
@@ -379,11 +446,11 @@ void fp_rel_service(struct fp_route *r, int flush_acks)
 			continue;
 		if (timers)
 			timer(r, p, now);
-		if (p->state == PEER_OPEN && p->rel.resend_next != p->rel.tx_next)
+		if (p->state == PEER_OPEN && p->rel.marked)
 			pump(r, p);
 		if (p->state != PEER_OPEN)
 			continue;
-		resends |= p->rel.resend_next != p->rel.tx_next;
+		resends |= p->rel.marked != 0;
 		if (flush_acks && (p->rel.ack_owed || p->rel.ack_now))
 			send_ctl(r, p, PDU_ACK);
 		owed |= p->state == PEER_OPEN && (p->rel.ack_owed || p->rel.ack_now);

@@ -57,12 +57,14 @@ enum peer_state {
 	PEER_DEAD,       /* failed or gone: daemon route from now on */
 };
 
-/* Reliable delivery over one VC (fp_reliable.c): go-back-N with cumulative acknowledgements. */
+/* Reliable delivery over one VC (fp_reliable.c): selective repeat with cumulative
+ * acknowledgements, go-back-N after a timeout. */
 #define REL_WINDOW 256u          /* PDUs sent and not yet acknowledged, per VC (a power of
                                   * two), so that small messages stream on between ACKs, */
 #define REL_WINDOW_BYTES (4u << 20)   /* and their bytes (64 full PDUs: four times the receive
                                   * buffers posted, and as much as a sender may queue for a
-                                  * peer not reading); go-back-N resends at most this much */
+                                  * peer not reading); go-back-N resends at most this much, and
+                                  * a receiver keeps at most this much out of order */
 
 /* A sent PDU, kept (its blocks referenced) until the peer acknowledges it. */
 struct rel_pdu {
@@ -70,6 +72,13 @@ struct rel_pdu {
 	void *blocks[AN2_MAX_FRAGS];
 	unsigned nfrags, nblocks;
 	uint32_t bytes;
+	int marked;              /* to be resent */
+};
+
+/* A PDU received out of order, kept (its receive block) until those before it have come. */
+struct rel_kept {
+	void *block;             /* NULL: none */
+	uint32_t seq, len;
 };
 
 struct rel_state {
@@ -77,15 +86,18 @@ struct rel_state {
 	struct rel_pdu *ring;    /* REL_WINDOW entries by seq % REL_WINDOW (NULL: no VC) */
 	uint32_t tx_next;        /* the next new PDU's number */
 	uint32_t tx_una;         /* the oldest unacknowledged one (== tx_next: none) */
-	uint32_t resend_next;    /* go-back-N: the next to resend (== tx_next: none) */
+	uint32_t marked;         /* PDUs marked to be resent (selectively or go-back-N), */
+	uint32_t mark_from;      /* none before this one */
 	uint32_t unacked_bytes;  /* in the PDUs from tx_una to tx_next */
 	int tx_queued;           /* our descriptors on this VC whose TX report has not come */
 	long long rto_us, rto_at_us, ack_progress_us;
-	uint32_t back_to;        /* the last go-back's first PDU */
+	uint32_t back_to;        /* the last resend's (first) PDU */
 	long long back_at_us;    /* and when (a NAK repeated for it meanwhile is not obeyed) */
 	int probing;             /* a PROBE went at a timeout and nothing came back since */
 	/* receiving */
-	uint32_t rx_next;        /* the next PDU number expected */
+	uint32_t rx_next;        /* the next PDU number expected (always one missing) */
+	struct rel_kept *kept;   /* REL_WINDOW entries by seq % REL_WINDOW: PDUs after rx_next */
+	uint32_t nkept;
 	uint32_t ack_owed;       /* PDUs taken since the peer last heard our cumulative ack, */
 	uint32_t ack_owed_bytes; /* and their bytes */
 	int ack_now;             /* a duplicate came: acknowledge at the next chance */
@@ -184,7 +196,7 @@ struct fp_route {
 	int tx_free, tx_inflight;
 	/* reliable delivery (fp_reliable.c) */
 	int rel_unacked_peers;   /* open VCs with PDUs not yet acknowledged */
-	int resend_pending;      /* some VC has PDUs to resend (go-back-N under way) */
+	int resend_pending;      /* some VC has PDUs marked to resend */
 	int acks_owed;           /* some VC owes the peer an acknowledgement */
 	long long rel_check_at_us;   /* the retransmission timers are looked at from then on */
 	/* waiting (fp_wait.c) */
@@ -260,7 +272,7 @@ void fp_tx_hand_over(struct fp_route *r);
 int fp_tx_post(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
                void *const *blocks, unsigned nblocks);
 
-/* fp_reliable.c: sequence numbers, acknowledgements and go-back-N retransmission per VC */
+/* fp_reliable.c: sequence numbers, acknowledgements and selective retransmission per VC */
 int fp_rel_open(struct fp_route *r, struct peer *p);      /* VC opened: 0, -1 out of memory */
 void fp_rel_close(struct fp_route *r, struct peer *p);    /* VC ends: unacked PDUs let go,
                                                            * counters logged */
@@ -270,9 +282,14 @@ void fp_rel_stamp(struct fp_route *r, struct peer *p, struct pdu_hdr *net_hdr);
 /* A new DATA PDU went out (posted): kept until acknowledged. */
 void fp_rel_sent(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
                  void *const *blocks, unsigned nblocks);
-/* A good PDU's header (host order) from p, len bytes in all: 1 if a DATA PDU to be taken (the
- * next in order), 0 if consumed or dropped here (ACK, NAK, duplicate, out of order). */
-int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, uint32_t len);
+/* A good PDU's header (host order) from p, len bytes in all, in receive block b: 1 if a DATA
+ * PDU to be taken (the next in order), 2 if kept here (a later one: b is ours until
+ * fp_rel_next_kept gives it back), 0 if consumed or dropped (ACK, NAK, PROBE, duplicate). */
+int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, uint32_t len,
+                   void *b);
+/* After a PDU was taken: the kept one that is next in order now (its block; *len), taken, or
+ * NULL (and a NAK for the next gap if more are kept). */
+void *fp_rel_next_kept(struct fp_route *r, struct peer *p, uint32_t *len);
 /* A PDU from p came damaged (CRC or length error): ask for it again. */
 void fp_rel_damaged(struct fp_route *r, struct peer *p, const char *what);
 /* Resends, timers; flush_acks: also every acknowledgement owed (we are about to wait). */

@@ -112,30 +112,11 @@ struct frag *fp_rx_copy_frag(struct fp_route *r, const char *data, uint32_t n)
 	return f;
 }
 
-/* One good PDU in block b (len bytes from the header on). Takes the block. */
-static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t len)
+/* A DATA PDU taken in order, in block b (len bytes from the header h on; taken). */
+static void take_pdu(struct fp_route *r, struct peer *p, char *b, uint32_t len,
+                     const struct pdu_hdr *h)
 {
-	struct pdu_hdr h;
-	if (len < PDU_HDR_LEN) {
-		bufpool_free(r->pool, b);
-		protocol_error(r, p, "PDU shorter than its header");
-		return;
-	}
-	memcpy(&h, b + FRAG_HEADROOM - PDU_HDR_LEN, sizeof h);
-	fp_hdr_to_host(&h);
 	uint32_t dl = len - PDU_HDR_LEN;
-	if (h.magic != FP_PDU_MAGIC || h.kind < PDU_DATA || h.kind > PDU_PROBE) {
-		bufpool_free(r->pool, b);
-		protocol_error(r, p, "PDU with a bad header");
-		return;
-	}
-	p->rx_pdus++;
-	if (p->xh_head)
-		p->exit_wait_us = fp_now_us();   /* its stream still moves: its exit notice waits */
-	if (!fp_rel_arrived(r, p, &h, len)) {   /* an ACK or NAK, a duplicate, or out of order */
-		bufpool_free(r->pool, b);
-		return;
-	}
 	struct frag *f = NULL;
 	if (dl > 0 && (dl <= RX_COPY_MAX || bufpool_free_bytes(r->pool) < POOL_RESERVE)) {
 		/* copy out, so that the buffer goes back to the ring (small PDUs, or an
@@ -156,9 +137,46 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 	} else {
 		bufpool_free(r->pool, b);
 	}
-	const char *why = dl > 0 && !f ? "out of memory" : fp_rx_assemble(r, p, &h, f);
+	const char *why = dl > 0 && !f ? "out of memory" : fp_rx_assemble(r, p, h, f);
 	if (why)
 		protocol_error(r, p, why);
+}
+
+/* The header of the PDU in receive block b, in host order. */
+static void block_hdr(const char *b, struct pdu_hdr *h)
+{
+	memcpy(h, b + FRAG_HEADROOM - PDU_HDR_LEN, sizeof *h);
+	fp_hdr_to_host(h);
+}
+
+/* One good PDU in block b (len bytes from the header on). Takes the block. */
+static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t len)
+{
+	struct pdu_hdr h;
+	if (len < PDU_HDR_LEN) {
+		bufpool_free(r->pool, b);
+		protocol_error(r, p, "PDU shorter than its header");
+		return;
+	}
+	block_hdr(b, &h);
+	if (h.magic != FP_PDU_MAGIC || h.kind < PDU_DATA || h.kind > PDU_PROBE) {
+		bufpool_free(r->pool, b);
+		protocol_error(r, p, "PDU with a bad header");
+		return;
+	}
+	p->rx_pdus++;
+	if (p->xh_head)
+		p->exit_wait_us = fp_now_us();   /* its stream still moves: its exit notice waits */
+	int cc = fp_rel_arrived(r, p, &h, len, b);
+	if (cc == 0)   /* an ACK, NAK or PROBE, or a duplicate */
+		bufpool_free(r->pool, b);
+	if (cc != 1)   /* (2: kept, out of order) */
+		return;
+	take_pdu(r, p, b, len, &h);
+	while ((b = fp_rel_next_kept(r, p, &len)) != NULL) {   /* those it was missing for */
+		block_hdr(b, &h);
+		take_pdu(r, p, b, len, &h);
+	}
 }
 
 static void report(struct fp_route *r, const struct an2_report *rep)

@@ -44,13 +44,13 @@ static int stall_check(struct fp_route *r, long long *last_us)
 }
 
 /* Reads reports until a transmit slot is free, the peer's window has room and its resends
- * have gone (go-back-N: nothing new before them); keeps the pvmd socket drained and our
+ * have gone (nothing new before them); keeps the pvmd socket drained and our
  * acknowledgements going meanwhile (the peer may be stalled on us as we are on it). */
 static int wait_tx_room(struct fp_route *r, struct peer *p)
 {
 	long long last_check = fp_now_us();
 	while (r->tx_free < 0 || an2_tx_space(r->ep) == 0 || fp_rel_window_full(p) ||
-	       p->rel.resend_next != p->rel.tx_next) {
+	       p->rel.marked) {
 		int cc = fp_route_progress(&r->route);
 		if (cc < 0)
 			return cc;
