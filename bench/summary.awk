@@ -182,6 +182,30 @@ END {
     }
   }
 
+  # Under injected bit errors (transports named an2 ... -berX): goodput against the clean run
+  # of the same library (the ping-pong, PvmDataRaw), repaired by retransmission.
+  nber = 0
+  for (t = 1; t <= states; t++) if (tname[t] ~ /-ber/ && count[tname[t]] > 0) nber++
+  if (nber && count[an2] > 0) {
+    print "\n## Under bit errors: goodput against the clean run\n"
+    printf "an2d damages each payload bit with the given probability; the library repairs it (selective repeat). Clean: %s in the same run.\n\n", an2
+    print "| transport | size | goodput (MB/s) | clean (MB/s) | share | target | met? |"
+    print "| --- | ---: | ---: | ---: | ---: | --- | --- |"
+    for (t = 1; t <= states; t++) {
+      name = tname[t]
+      if (name !~ /-ber/ || count[name] == 0) continue
+      for (i = 1; i <= 2; i++) {
+        b = (i == 1) ? 65536 : 4194304
+        if (!((name, b) in bw) || !((an2, b) in bw) || bw[an2, b] <= 0) continue
+        share = 100 * bw[name, b] / bw[an2, b]
+        goal = (name ~ /ber1e-7$/ && b == 65536) ? "≥ 90%" : "–"
+        met = goal == "–" ? "–" : (share >= 90 ? "yes" : "no")
+        printf "| %s | %s | %s | %s | %.1f%% | %s | %s |\n", name, bytes_text(b), fmt(bw[name, b]),
+          fmt(bw[an2, b]), share, goal, met
+      }
+    }
+  }
+
   # Across two emulated hosts (transports ending in -2hosts): PVM over AN2 through one switch
   # against stock PVM's direct route (TCP over the veth) and its daemon route (UDP).
   x_an2 = "pvm-an2-2hosts"; x_tcp = "pvm-direct-2hosts"; x_dmn = "pvm-daemon-2hosts"

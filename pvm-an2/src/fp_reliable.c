@@ -155,7 +155,8 @@ static int send_ctl(struct fp_route *r, struct peer *p, enum pdu_kind kind)
 	if (!h)
 		return -1;
 	*h = (struct pdu_hdr){ .magic = FP_PDU_MAGIC, .kind = (uint8_t)kind,
-	                       .seq = htonl(p->rel.tx_next), .ack = htonl(p->rel.rx_next) };
+	                       .seq = htonl(p->rel.tx_next), .ack = htonl(p->rel.rx_next),
+	                       .an2_index = htonl((uint32_t)p->rel.damaged) };
 	struct an2_frag fr = { bufpool_offset(r->pool, h), PDU_HDR_LEN };
 	void *blk = h;
 	int cc = fp_tx_post(r, p, &fr, 1, &blk, 1);
@@ -196,19 +197,22 @@ static void pump(struct fp_route *r, struct peer *p)
 }
 
 /* Resends PDU `from` (whole: and every one after it), unless it is already to be resent, or
- * its last resend has not had time to arrive and no probe asked. */
-static void resend(struct fp_route *r, struct peer *p, uint32_t from, int whole, const char *why)
+ * its last resend has not had time to arrive, the peer has received no damaged PDU since
+ * (damaged: its count, from the NAK) and no probe asked. */
+static void resend(struct fp_route *r, struct peer *p, uint32_t from, int whole,
+                   uint32_t damaged, const char *why)
 {
 	struct rel_state *s = &p->rel;
 	if (s->ring[from % REL_WINDOW].marked)
 		return;
 	long long now = fp_now_us();
-	if (!s->probing && from == s->back_to && s->back_at_us &&
+	if (!s->probing && from == s->back_to && s->back_at_us && damaged == s->back_damaged &&
 	    (s->tx_queued > 0 || now - s->back_at_us < s->rto_us))
 		return;   /* a NAK repeated while the resend is on its way: the timer covers a loss */
 	s->probing = 0;
 	s->back_to = from;
 	s->back_at_us = now;
+	s->back_damaged = damaged;
 	for (uint32_t seq = from; seq != s->tx_next && (seq == from || whole); seq++) {
 		struct rel_pdu *e = &s->ring[seq % REL_WINDOW];
 		if (!e->marked) {
@@ -263,10 +267,12 @@ static void rx_trouble(struct fp_route *r, struct peer *p, const char *what)
 	struct rel_state *s = &p->rel;
 	s->rx_gap = 1;
 	long long now = fp_now_us();
-	if (!s->nak_at_us || s->nak_for != s->rx_next || now - s->nak_at_us >= NAK_REPEAT_US) {
+	if (!s->nak_at_us || s->nak_for != s->rx_next || s->nak_damaged != (uint32_t)s->damaged ||
+	    now - s->nak_at_us >= NAK_REPEAT_US) {   /* (a damaged PDU may be its resend) */
 		if (send_ctl(r, p, PDU_NAK) == 0) {
 			s->nak_for = s->rx_next;
 			s->nak_at_us = now;
+			s->nak_damaged = (uint32_t)s->damaged;
 		}
 	}
 	s->rx_unlogged++;
@@ -349,7 +355,8 @@ int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, 
 	if (h->kind == PDU_NAK) {
 		s->naks_in++;
 		if (in_window && h->ack != s->tx_next)   /* (after a probe: a lost tail, whole) */
-			resend(r, p, h->ack, s->probing, s->probing ? "NAK after a probe" : "NAK");
+			resend(r, p, h->ack, s->probing, h->an2_index,
+			       s->probing ? "NAK after a probe" : "NAK");
 		else if (in_window)
 			send_ctl(r, p, PDU_ACK);   /* it has everything: say so (clears its doubt) */
 		return 0;

@@ -34,7 +34,8 @@ struct pdu_hdr {
 	uint32_t msg_len;      /* SOM: the whole message's data bytes */
 	uint32_t dmn_before;   /* daemon-route messages to this peer sent before this message */
 	int32_t enc, tag, ctx, wid;
-	uint32_t an2_index;    /* this message's number among the AN2 ones to this peer */
+	uint32_t an2_index;    /* DATA: this message's number among the AN2 ones to this peer;
+	                        * ACK, NAK, PROBE: damaged PDUs its sender has received so far */
 	uint32_t seq;          /* DATA: this PDU's number in its direction of the VC (from 0);
 	                        * ACK, NAK, PROBE: the number of the next new PDU its sender would send */
 	uint32_t ack;          /* the sender's next expected PDU number from us (cumulative) */
@@ -92,7 +93,8 @@ struct rel_state {
 	int tx_queued;           /* our descriptors on this VC whose TX report has not come */
 	long long rto_us, rto_at_us, ack_progress_us;
 	uint32_t back_to;        /* the last resend's (first) PDU */
-	long long back_at_us;    /* and when (a NAK repeated for it meanwhile is not obeyed) */
+	long long back_at_us;    /* and when (a NAK repeated for it meanwhile is not obeyed, */
+	uint32_t back_damaged;   /* unless the peer has received damaged PDUs since) */
 	int probing;             /* a PROBE went at a timeout and nothing came back since */
 	/* receiving */
 	uint32_t rx_next;        /* the next PDU number expected (always one missing) */
@@ -106,6 +108,7 @@ struct rel_state {
 	                          * taken in order, and no word since that the peer sent no more */
 	uint32_t nak_for;        /* the PDU number our last NAK asked for */
 	long long nak_at_us;     /* and when (0: none yet) */
+	uint32_t nak_damaged;    /* and our damaged count then */
 	/* counters (logged per recovery, rate-limited, and as a summary when the VC ends) */
 	uint64_t sent, resent, naks_in, timeouts, bogus;
 	uint64_t taken, damaged, out_of_order, dups, naks_out, acks_out;
