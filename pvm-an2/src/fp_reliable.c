@@ -476,9 +476,10 @@ int fp_rel_leaving(struct fp_route *r, int final)
 		int troubled = p->rel.resent || p->rel.naks_in || p->rel.naks_out;
 		if (troubled && unacked(&p->rel))
 			waiting += (int)(p->rel.tx_next - p->rel.tx_una);
-		/* (and every peer hears what we took: nothing of its is handed over to a task that
-		 * has gone when our end goes) */
-		if (final && (troubled || p->rel.ack_owed || p->rel.ack_now))
+		/* every peer hears what we took (nothing of its is handed over to a task that has
+		 * gone) and how many we sent (a tail that never arrives is then reported there, not
+		 * lost silently) */
+		if (final)
 			send_ctl(r, p, PDU_ACK);
 	}
 	return waiting;

@@ -299,8 +299,7 @@ void fp_rel_damaged(struct fp_route *r, struct peer *p, const char *what);
 void fp_rel_service(struct fp_route *r, int flush_acks);
 int fp_rel_poll_ms(struct fp_route *r);   /* -1, or how soon a timer needs a look */
 /* Leaving: PDUs still unacknowledged on VCs that needed recovery (worth waiting for); with
- * final set, each such VC, and each that owes an acknowledgement, sends an ACK (what we took,
- * and how many PDUs we sent). */
+ * final set, every open VC sends an ACK (what we took, and how many PDUs we sent). */
 int fp_rel_leaving(struct fp_route *r, int final);
 
 /* fp_rx.c: route_ops progress and pollfds */
