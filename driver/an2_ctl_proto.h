@@ -108,6 +108,8 @@ struct an2_stat_vc {
     /* switch counters of the route taking this end's cells in */
     uint64_t sw_cells_in, sw_cells_out, sw_credits, sw_stalls, sw_drops;
     uint32_t sw_buffered, reserved2;
+    /* the task's own counters (its protocol layer's word: shown, never acted on) */
+    uint64_t host_resent, host_dups_dropped, host_recoveries;
 };
 
 /* bytes of one R_STATS message: fits under the default SO_SNDBUF */

@@ -25,6 +25,7 @@ struct an2_ep {
     struct otto_tx_desc *tx;
     struct otto_rx_desc *rx;             /* VC v's ring at v * rx_slots */
     struct otto_ring_index *rx_index;
+    struct otto_host_vc_stats *host_stats;
     struct otto_report *reports;
     uint8_t *buf;
     uint32_t tx_prod, report_cons;       /* our own counters (we are their only writer) */

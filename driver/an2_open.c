@@ -192,6 +192,8 @@ static int setup_rings(an2_ep *ep)
         g->tx_ring_off + (uint64_t)g->tx_slots * sizeof(struct otto_tx_desc) > ep->size ||
         g->rx_ring_off + rx_bytes > ep->size ||
         g->rx_index_off + (uint64_t)g->max_vcs * sizeof(struct otto_ring_index) > ep->size ||
+        g->host_stats_off + (uint64_t)g->max_vcs * sizeof(struct otto_host_vc_stats) > ep->size ||
+        g->host_stats_off % alignof(struct otto_host_vc_stats) != 0 ||
         g->report_ring_off + (uint64_t)g->report_slots * sizeof(struct otto_report) > ep->size ||
         g->buf_off + g->buf_size > ep->size || g->buf_size > UINT32_MAX) {
         an2_set_detail("the portion's geometry does not fit its mapping");
@@ -201,6 +203,7 @@ static int setup_rings(an2_ep *ep)
     ep->tx = (struct otto_tx_desc *)(b + g->tx_ring_off);
     ep->rx = (struct otto_rx_desc *)(b + g->rx_ring_off);
     ep->rx_index = (struct otto_ring_index *)(b + g->rx_index_off);
+    ep->host_stats = (struct otto_host_vc_stats *)(b + g->host_stats_off);
     ep->reports = (struct otto_report *)(b + g->report_ring_off);
     ep->buf = b + g->buf_off;
     ep->rx_prod = calloc(g->max_vcs, sizeof *ep->rx_prod);
@@ -311,6 +314,16 @@ void an2_close(an2_ep *ep)
 uint32_t an2_endpoint_id(const an2_ep *ep) { return ep->id; }
 void *an2_buf_base(const an2_ep *ep) { return ep->buf; }
 size_t an2_buf_size(const an2_ep *ep) { return ep->geo.buf_size; }
+
+static_assert(sizeof(struct an2_vc_host_stats) == sizeof(struct otto_host_vc_stats) &&
+              offsetof(struct an2_vc_host_stats, recoveries) ==
+                  offsetof(struct otto_host_vc_stats, recoveries),
+              "an2_vc_host_stats is the portion's otto_host_vc_stats");
+
+struct an2_vc_host_stats *an2_vc_host_stats(an2_ep *ep, uint16_t vc)
+{
+    return vc < ep->geo.max_vcs ? (struct an2_vc_host_stats *)&ep->host_stats[vc] : NULL;
+}
 uint32_t an2_max_vcs(const an2_ep *ep) { return ep->geo.max_vcs; }
 uint32_t an2_tx_slots(const an2_ep *ep) { return ep->geo.tx_slots; }
 uint32_t an2_rx_slots(const an2_ep *ep) { return ep->geo.rx_slots; }

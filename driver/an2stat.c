@@ -203,11 +203,13 @@ int main(int argc, char **argv)
                    (unsigned long long)s.portion_size, tid);
     }
     if (vcs)
-        printf("\nVCs (controller counters of this end; switch counters of its cells)\n"
-               "%-9s %4s %-12s %12s %10s %10s %10s %10s %6s %6s %6s %6s %10s %10s %8s %6s %5s %s\n",
+        printf("\nVCs (controller counters of this end; switch counters of its cells; the task's "
+               "own: PDUs it resent, duplicates it dropped, losses it repaired)\n"
+               "%-9s %4s %-12s %12s %10s %10s %10s %10s %6s %6s %6s %6s %10s %10s %8s %6s %5s "
+               "%7s %7s %6s %s\n",
                "ENDPOINT", "VC", "ADDR", "PEER", "TX_PDUS", "TX_CELLS", "RX_PDUS", "RX_CELLS",
                "CRC", "LEN", "PROT", "ABORT", "SW_IN", "SW_OUT", "STALLS", "DROPS", "BUF",
-               "PVM_TASKS");
+               "RESENT", "DUPS", "RECOV", "PVM_TASKS");
     for (uint32_t i = 0; i < h.nvcs; i++, p += sizeof(struct an2_stat_vc)) {
         struct an2_stat_vc s;
         memcpy(&s, p, sizeof s);
@@ -228,14 +230,16 @@ int main(int argc, char **argv)
         if (s.closing)
             snprintf(tasks + strlen(tasks), sizeof tasks - strlen(tasks), " (closing)");
         printf("%-9u %4u %-12s %12s %10llu %10llu %10llu %10llu %6llu %6llu %6llu %6llu %10llu "
-               "%10llu %8llu %6llu %5u %s\n",
+               "%10llu %8llu %6llu %5u %7llu %7llu %6llu %s\n",
                s.endpoint_id, s.vc, addr, peer, (unsigned long long)s.tx_pdus,
                (unsigned long long)s.tx_cells, (unsigned long long)s.rx_pdus,
                (unsigned long long)s.rx_cells, (unsigned long long)s.crc_errors,
                (unsigned long long)s.length_errors, (unsigned long long)s.protection_errors,
                (unsigned long long)s.aborted, (unsigned long long)s.sw_cells_in,
                (unsigned long long)s.sw_cells_out, (unsigned long long)s.sw_stalls,
-               (unsigned long long)s.sw_drops, s.sw_buffered, tasks);
+               (unsigned long long)s.sw_drops, s.sw_buffered, (unsigned long long)s.host_resent,
+               (unsigned long long)s.host_dups_dropped, (unsigned long long)s.host_recoveries,
+               tasks);
     }
     if (h.truncated)
         printf("(more than fits one answer: list truncated)\n");

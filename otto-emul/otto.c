@@ -282,6 +282,12 @@ int otto_vc_counters(const struct otto *o, uint32_t portion_id, uint16_t local_v
     if (local_vc >= p->geo.max_vcs || !out)
         return -EINVAL;
     *out = p->vcs[local_vc].c;
+    /* relaxed: the host's counters, read only to be shown (otto_hw.h) */
+    const struct otto_host_vc_stats *h =
+        (const struct otto_host_vc_stats *)(p->base + p->geo.host_stats_off) + local_vc;
+    out->host.resent = __atomic_load_n(&h->resent, __ATOMIC_RELAXED);
+    out->host.dups_dropped = __atomic_load_n(&h->dups_dropped, __ATOMIC_RELAXED);
+    out->host.recoveries = __atomic_load_n(&h->recoveries, __ATOMIC_RELAXED);
     return 0;
 }
 

@@ -49,6 +49,8 @@ int otto_portion_geometry(const struct otto_portion_params *params, struct otto_
     off += (uint64_t)geo->max_vcs * geo->rx_slots * sizeof(struct otto_rx_desc);
     geo->rx_index_off = off = align_up(off, OTTO_CACHELINE);
     off += (uint64_t)geo->max_vcs * sizeof(struct otto_ring_index);
+    geo->host_stats_off = off = align_up(off, OTTO_CACHELINE);
+    off += (uint64_t)geo->max_vcs * sizeof(struct otto_host_vc_stats);
     geo->report_ring_off = off = align_up(off, OTTO_CACHELINE);
     off += (uint64_t)geo->report_slots * sizeof(struct otto_report);
     geo->buf_off = off = align_up(off, PAGE);

@@ -54,6 +54,16 @@ void an2_close(an2_ep *ep);     /* also closes every VC, as an2_vc_close */
 uint32_t an2_endpoint_id(const an2_ep *ep);  /* unique among an2d's endpoints; never 0 */
 void    *an2_buf_base(const an2_ep *ep);     /* the buffer area ... */
 size_t   an2_buf_size(const an2_ep *ep);     /* ... and its size */
+
+/* Counters a protocol layer above keeps per VC, in the endpoint's portion, for an2stat to show
+ * (the driver only reads them). Update with relaxed atomic stores (__atomic_store_n). */
+struct an2_vc_host_stats {
+    uint64_t resent;        /* PDUs sent again */
+    uint64_t dups_dropped;  /* duplicates received and dropped */
+    uint64_t recoveries;    /* losses repaired */
+};
+/* vc's counters, or NULL for a VC index out of range. */
+struct an2_vc_host_stats *an2_vc_host_stats(an2_ep *ep, uint16_t vc);
 uint32_t an2_max_vcs(const an2_ep *ep);
 uint32_t an2_tx_slots(const an2_ep *ep);
 uint32_t an2_rx_slots(const an2_ep *ep);

@@ -19,6 +19,7 @@
  *   geo.tx_ring_off          tx_slots     x struct otto_tx_desc
  *   geo.rx_ring_off          max_vcs x rx_slots x struct otto_rx_desc   (VC v's ring at v*rx_slots)
  *   geo.rx_index_off         max_vcs      x struct otto_ring_index      (one per receive ring)
+ *   geo.host_stats_off       max_vcs      x struct otto_host_vc_stats   (the host's own counters)
  *   geo.report_ring_off      report_slots x struct otto_report
  *   geo.buf_off              buf_size bytes of buffer area (page aligned): the only memory a
  *                            descriptor may name, by offset, never by address
@@ -90,7 +91,7 @@
  */
 
 #define OTTO_HW_MAGIC   0x4f54544fu /* "OTTO" */
-#define OTTO_HW_VERSION 3u
+#define OTTO_HW_VERSION 4u
 
 #define OTTO_CELL_BYTES         53u
 #define OTTO_CELL_HEADER_BYTES  5u
@@ -116,6 +117,17 @@ struct otto_geometry {
     uint64_t buf_off;
     uint64_t buf_size;
     uint64_t portion_size;
+    uint64_t host_stats_off;
+};
+
+/* Counters the host's own protocol layer keeps per VC (its retransmissions and the like), in
+ * its portion for the driver to show (an2stat). One writer, the host, with relaxed atomic
+ * stores: they order nothing else. The driver reads them with relaxed loads, only to display
+ * them, never to act on them (they are the host's word, untrusted). */
+struct otto_host_vc_stats {
+    uint64_t resent;        /* PDUs sent again */
+    uint64_t dups_dropped;  /* duplicates received and dropped */
+    uint64_t recoveries;    /* losses repaired: a NAK or a timeout answered */
 };
 
 /* One ring's two counters, each on its own cache line so producer and consumer never share. */
@@ -199,7 +211,9 @@ struct otto_report {
     uint8_t  reserved[6];
 };
 
-static_assert(sizeof(struct otto_geometry) == 80, "geometry layout");
+static_assert(sizeof(struct otto_geometry) == 88, "geometry layout");
+static_assert(offsetof(struct otto_geometry, host_stats_off) == 80, "geometry.host_stats_off");
+static_assert(sizeof(struct otto_host_vc_stats) == 24, "host counters layout");
 static_assert(sizeof(struct otto_ring_index) == 2 * OTTO_CACHELINE, "ring index layout");
 static_assert(offsetof(struct otto_ring_index, cons) == OTTO_CACHELINE, "cons on its own line");
 static_assert(offsetof(struct otto_portion_hdr, tx) == 2 * OTTO_CACHELINE, "hdr.tx");

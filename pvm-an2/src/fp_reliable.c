@@ -33,10 +33,22 @@
 #define NAK_REPEAT_US 10000LL        /* one NAK per missing PDU this often at most */
 #define REL_LOG_US 1000000LL         /* one recovery log line per VC direction this often */
 
+/* an2stat's copy of the counters it shows (relaxed: one writer, the numbers order nothing). */
+void fp_rel_show(struct peer *p)
+{
+	struct an2_vc_host_stats *v = p->rel.shown;
+	if (!v)
+		return;
+	__atomic_store_n(&v->resent, p->rel.resent, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->dups_dropped, p->rel.dups, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->recoveries, p->rel.recoveries, __ATOMIC_RELAXED);
+}
+
 int fp_rel_open(struct fp_route *r, struct peer *p)
 {
-	(void)r;
 	p->rel = (struct rel_state){ .rto_us = REL_RTO_MIN_US };
+	p->rel.shown = r->ep && p->vc >= 0 ? an2_vc_host_stats(r->ep, (uint16_t)p->vc) : NULL;
+	fp_rel_show(p);   /* (zero: the VC index may have served another peer) */
 	p->rel.ring = calloc(REL_WINDOW, sizeof *p->rel.ring);
 	p->rel.kept = calloc(REL_WINDOW, sizeof *p->rel.kept);
 	if (p->rel.ring && p->rel.kept)
@@ -192,6 +204,7 @@ static void pump(struct fp_route *r, struct peer *p)
 		e->marked = 0;
 		s->marked--;
 		s->resent++;
+		fp_rel_show(p);
 	}
 	s->mark_from = seq;
 }
@@ -213,6 +226,8 @@ static void resend(struct fp_route *r, struct peer *p, uint32_t from, int whole,
 	s->back_to = from;
 	s->back_at_us = now;
 	s->back_damaged = damaged;
+	s->recoveries++;
+	fp_rel_show(p);
 	for (uint32_t seq = from; seq != s->tx_next && (seq == from || whole); seq++) {
 		struct rel_pdu *e = &s->ring[seq % REL_WINDOW];
 		if (!e->marked) {
@@ -370,6 +385,7 @@ int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, 
 	}
 	if (ahead >= 0x80000000u) {   /* behind: we have it already (resent, or a stale ack) */
 		s->dups++;
+		fp_rel_show(p);
 		if (!s->dup_acked) {   /* tell the peer once where we are */
 			s->dup_acked = 1;
 			if (send_ctl(r, p, PDU_ACK) != 0) {
@@ -382,6 +398,7 @@ int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, 
 	struct rel_kept *k = &s->kept[h->seq % REL_WINDOW];
 	if (ahead < REL_WINDOW && k->block && k->seq == h->seq) {
 		s->dups++;   /* kept already (a resend crossed our NAK) */
+		fp_rel_show(p);
 		return 0;
 	}
 	s->out_of_order++;

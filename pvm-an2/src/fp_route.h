@@ -109,7 +109,10 @@ struct rel_state {
 	uint32_t nak_for;        /* the PDU number our last NAK asked for */
 	long long nak_at_us;     /* and when (0: none yet) */
 	uint32_t nak_damaged;    /* and our damaged count then */
-	/* counters (logged per recovery, rate-limited, and as a summary when the VC ends) */
+	/* counters (logged per recovery, rate-limited, and as a summary when the VC ends; the
+	 * resends, duplicates and recoveries also shown by an2stat) */
+	struct an2_vc_host_stats *shown;   /* in our portion (NULL in the simulation) */
+	uint64_t recoveries;
 	uint64_t sent, resent, naks_in, timeouts, bogus;
 	uint64_t taken, damaged, out_of_order, dups, naks_out, acks_out;
 	long long tx_logged_us, rx_logged_us;
@@ -277,6 +280,7 @@ int fp_tx_post(struct fp_route *r, struct peer *p, const struct an2_frag *fr, un
 
 /* fp_reliable.c: sequence numbers, acknowledgements and selective retransmission per VC */
 int fp_rel_open(struct fp_route *r, struct peer *p);      /* VC opened: 0, -1 out of memory */
+void fp_rel_show(struct peer *p);   /* an2stat's copy of the counters, updated */
 void fp_rel_close(struct fp_route *r, struct peer *p);    /* VC ends: unacked PDUs let go,
                                                            * counters logged */
 int fp_rel_window_full(const struct peer *p);
