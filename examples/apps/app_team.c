@@ -15,6 +15,39 @@
 
 static struct app_team *team;     /* for app_fail */
 static struct timespec started;
+static double watched_at_start, watched_at_end;   /* APP_CPU_PIDS' CPU seconds then */
+
+/* The CPU seconds (user + system) used so far by the processes listed in APP_CPU_PIDS
+ * (comma-separated; e.g. an2d), or -1 without the variable. */
+static double watched_cpu(void)
+{
+	const char *list = getenv("APP_CPU_PIDS");
+	if (!list || !*list)
+		return -1;
+	double total = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	for (const char *p = list; *p;) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;   /* not a number: the rest is ignored */
+		char path[64], line[1024];
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		FILE *f = pid > 0 ? fopen(path, "r") : NULL;
+		if (f) {
+			unsigned long utime, stime;
+			const char *after;
+			/* fields 14 and 15, counted after the command's closing parenthesis */
+			if (fgets(line, sizeof line, f) && (after = strrchr(line, ')')) &&
+			    sscanf(after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			           &utime, &stime) == 2)
+				total += (double)(utime + stime) / (double)hz;
+			fclose(f);
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return total;
+}
 
 static double now_s(void)
 {
@@ -133,6 +166,9 @@ void app_team_start(int argc, char **argv, const struct app_options *o, struct a
 		exit(2);
 	}
 	pvm_setopt(PvmAutoErr, 0);
+	const char *route = getenv("APP_ROUTE");   /* direct: stock PVM's task-to-task TCP */
+	if (route && strcmp(route, "direct") == 0)
+		pvm_setopt(PvmRoute, PvmRouteDirect);
 	if (!o->worker) {
 		t->me = 0;
 		t->ntasks = o->tasks;
@@ -175,6 +211,7 @@ void app_barrier(struct app_team *t)
 			pvm_initsend(PvmDataRaw);
 			pvm_mcast(t->tids + 1, t->ntasks - 1, APP_TAG_GO);
 		}
+		watched_at_start = watched_cpu();
 		clock_gettime(CLOCK_MONOTONIC, &started);
 	} else {
 		pvm_initsend(PvmDataRaw);
@@ -185,6 +222,7 @@ void app_barrier(struct app_team *t)
 
 double app_seconds(void)
 {
+	watched_at_end = watched_cpu();
 	return now_s() - (started.tv_sec + started.tv_nsec / 1e9);
 }
 
@@ -247,9 +285,12 @@ int app_finish(struct app_team *t, const char *app, const struct app_options *o,
                int ok, const char *detail)
 {
 	if (t->me == 0) {
-		printf("%s tasks=%d hosts=%d size=%ld iters=%ld seconds=%.6f result=%s%s%s\n", app,
+		char watched[64] = "";
+		if (watched_at_end >= 0 && watched_at_start >= 0)
+			snprintf(watched, sizeof watched, " watched_cpu=%.3f", watched_at_end - watched_at_start);
+		printf("%s tasks=%d hosts=%d size=%ld iters=%ld seconds=%.6f result=%s%s%s%s\n", app,
 		       t->ntasks, t->nhosts, o->size, o->iters, seconds, ok ? "ok" : "MISMATCH",
-		       detail && *detail ? " " : "", detail ? detail : "");
+		       detail && *detail ? " " : "", detail ? detail : "", watched);
 		fflush(stdout);
 		if (t->ntasks > 1) {   /* the workers wait for this: none leaves while awaited */
 			pvm_initsend(PvmDataRaw);

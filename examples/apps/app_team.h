@@ -30,7 +30,8 @@ struct app_team {
  * exits 2 with a message on bad input. */
 void app_parse(int argc, char **argv, const char *usage, struct app_options *o);
 
-/* Joins PVM; the master spawns tasks-1 workers running this program with the same options
+/* Joins PVM (with PvmRouteDirect if APP_ROUTE=direct is in the environment); the master
+ * spawns tasks-1 workers running this program with the same options
  * (worker i on host i mod hosts, the master's own first) and tells everyone the team. */
 void app_team_start(int argc, char **argv, const struct app_options *o, struct app_team *t);
 
@@ -48,11 +49,13 @@ void app_mcast(int *tids, int ntids, int tag, const void *data, size_t n);
 /* Unpacks n bytes of the current receive buffer into data; the length must match. */
 void app_unpack(void *data, size_t n);
 
-/* Seconds since app_barrier (the master's clock). */
+/* Seconds since app_barrier (the master's clock): the end of the timed section. */
 double app_seconds(void);
 
 /* The master prints "<app> tasks=T hosts=H size=S iters=I seconds=X result=ok|MISMATCH
- * detail"; every task leaves PVM. Returns the exit status (0 ok, 1 mismatch). */
+ * detail [watched_cpu=C]" (C: CPU seconds used by the processes listed in APP_CPU_PIDS
+ * while the section was timed, read from /proc: bench/apps gives an2d's); every task leaves
+ * PVM. Returns the exit status (0 ok, 1 mismatch). */
 int app_finish(struct app_team *t, const char *app, const struct app_options *o, double seconds,
                int ok, const char *detail);
 
