@@ -1,7 +1,8 @@
 # apps_summary.awk: bench/apps's summary (markdown) from apps.csv (app,library,hosts,tasks,size,
-# seconds,an2d_cpu,seconds_min,seconds_max,runs): per application, size and host count a row
-# per task count with both libraries' times and spread, AN2's gain over stock, each library's
-# speedup over its own one-task run on one host, and an2d's CPU share during the AN2 run; then
+# seconds,an2d_cpu,seconds_min,seconds_max,runs,team_cpu): per application, size and host count
+# a row per task count with both libraries' times and spread, AN2's gain over stock, each
+# library's speedup over its own one-task run on one host, an2d's CPU share during the AN2 run
+# and the CPU seconds the application's tasks used on each library; then
 # the targets: no configuration slower on AN2 by more than 5 %, communication-bound ones (heat
 # on its smallest grid, samplesort) at least 2x faster from 4 tasks on. The all-to-all gets a
 # table of its own: messages per second against the number of tasks.
@@ -30,6 +31,7 @@ NR > 1 && NF >= 10 {
   if (!(($1, $3, $5, $4) in tseen)) { tseen[$1, $3, $5, $4] = 1; tlist[key] = tlist[key] " " $4 }
   t[$1, $2, $3, $4, $5] = $6; cpu[$1, $2, $3, $4, $5] = $7
   lo[$1, $2, $3, $4, $5] = $8; hi[$1, $2, $3, $4, $5] = $9; runs[$1, $2, $3, $4, $5] = $10
+  team[$1, $2, $3, $4, $5] = $11
   if ($1 == "heat" && (smallest_heat == "" || $5 + 0 < smallest_heat + 0)) smallest_heat = $5
 }
 
@@ -40,25 +42,27 @@ END {
   printf "Seconds: the master's timed section (from the barrier after set-up to the checked result\n"
   printf "gathered). Speedup: over the same library's one-task run on one host. an2d: its CPU time\n"
   printf "over the timed section (100 %% = one core) during the AN2 run, read from /proc (10 ms\n"
-  printf "ticks: – for runs under 0.1 s).\n\n"
+  printf "ticks: – for runs under 0.1 s). Tasks' CPU: the CPU seconds all the application's tasks\n"
+  printf "used from the barrier to the end of their part (each task's own clock), stock / AN2.\n\n"
   for (g = 1; g <= groups; g++) {
     split(group[g], k, SUBSEP)
     app = k[1]; hosts = k[2]; size = k[3]
     printf "## %s, size %s, %s host%s\n\n", app, size, hosts, hosts == 1 ? "" : "s"
-    printf "| tasks | stock (s) | AN2 (s) | AN2 gain | speedup stock | speedup AN2 | an2d CPU |\n"
-    printf "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+    printf "| tasks | stock (s) | AN2 (s) | AN2 gain | speedup stock | speedup AN2 | an2d CPU | tasks' CPU (s) |\n"
+    printf "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
     n = split(tlist[group[g]], tl, " ")
     for (i = 1; i <= n; i++) {
       ts = tl[i]
       s = t[app, "stock", hosts, ts, size]; a = t[app, "an2", hosts, ts, size]
       s1 = t[app, "stock", 1, 1, size]; a1 = t[app, "an2", 1, 1, size]
-      printf "| %s | %s | %s | %s | %s | %s | %s |\n", ts,
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", ts,
         s == "" ? "–" : fmt(s) " (" fmt(lo[app, "stock", hosts, ts, size]) "–" fmt(hi[app, "stock", hosts, ts, size]) ")",
         a == "" ? "–" : fmt(a) " (" fmt(lo[app, "an2", hosts, ts, size]) "–" fmt(hi[app, "an2", hosts, ts, size]) ")",
         (s == "" || a == "" || a <= 0) ? "–" : sprintf("%.2f×", s / a),
         (s == "" || s1 == "" || s <= 0) ? "–" : sprintf("%.2f", s1 / s),
         (a == "" || a1 == "" || a <= 0) ? "–" : sprintf("%.2f", a1 / a),
-        a == "" ? "–" : share(cpu[app, "an2", hosts, ts, size], a)
+        a == "" ? "–" : share(cpu[app, "an2", hosts, ts, size], a),
+        (s == "" ? "–" : fmt(team[app, "stock", hosts, ts, size])) " / " (a == "" ? "–" : fmt(team[app, "an2", hosts, ts, size]))
       if (s != "" && a != "" && a > 0) {
         gain = s / a
         if (gain < 1 / 1.05) slower = slower sprintf("- %s size %s, %s host(s), %s task(s): AN2 %.1f %% slower (%s s against %s s)\n",

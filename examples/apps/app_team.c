@@ -15,7 +15,15 @@
 
 static struct app_team *team;     /* for app_fail */
 static struct timespec started;
-static double watched_at_start, watched_at_end;   /* APP_CPU_PIDS' CPU seconds then */
+static double watched_at_start, watched_at_end;
+static double own_cpu_at_start, own_cpu_at_end;   /* this task's CPU seconds then */
+
+static double own_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}   /* APP_CPU_PIDS' CPU seconds then */
 
 /* The CPU seconds (user + system) used so far by the processes listed in APP_CPU_PIDS
  * (comma-separated; e.g. an2d), or -1 without the variable. */
@@ -212,17 +220,20 @@ void app_barrier(struct app_team *t)
 			pvm_mcast(t->tids + 1, t->ntasks - 1, APP_TAG_GO);
 		}
 		watched_at_start = watched_cpu();
+		own_cpu_at_start = own_cpu();
 		clock_gettime(CLOCK_MONOTONIC, &started);
 	} else {
 		pvm_initsend(PvmDataRaw);
 		pvm_send(t->tids[0], APP_TAG_READY);
 		app_recv(t, t->tids[0], APP_TAG_GO);
+		own_cpu_at_start = own_cpu();
 	}
 }
 
 double app_seconds(void)
 {
 	watched_at_end = watched_cpu();
+	own_cpu_at_end = own_cpu();
 	return now_s() - (started.tv_sec + started.tv_nsec / 1e9);
 }
 
@@ -285,18 +296,27 @@ int app_finish(struct app_team *t, const char *app, const struct app_options *o,
                int ok, const char *detail)
 {
 	if (t->me == 0) {
+		double team_cpu = own_cpu_at_end - own_cpu_at_start;
+		for (int r = 1; r < t->ntasks; r++) {
+			double theirs;
+			app_recv(t, t->tids[r], APP_TAG_CPU);
+			app_unpack(&theirs, sizeof theirs);
+			team_cpu += theirs;
+		}
 		char watched[64] = "";
 		if (watched_at_end >= 0 && watched_at_start >= 0)
 			snprintf(watched, sizeof watched, " watched_cpu=%.3f", watched_at_end - watched_at_start);
-		printf("%s tasks=%d hosts=%d size=%ld iters=%ld seconds=%.6f result=%s%s%s%s\n", app,
-		       t->ntasks, t->nhosts, o->size, o->iters, seconds, ok ? "ok" : "MISMATCH",
-		       detail && *detail ? " " : "", detail ? detail : "", watched);
+		printf("%s tasks=%d hosts=%d size=%ld iters=%ld seconds=%.6f result=%s%s%s team_cpu=%.3f%s\n",
+		       app, t->ntasks, t->nhosts, o->size, o->iters, seconds, ok ? "ok" : "MISMATCH",
+		       detail && *detail ? " " : "", detail ? detail : "", team_cpu, watched);
 		fflush(stdout);
 		if (t->ntasks > 1) {   /* the workers wait for this: none leaves while awaited */
 			pvm_initsend(PvmDataRaw);
 			pvm_mcast(t->tids + 1, t->ntasks - 1, APP_TAG_GO);
 		}
 	} else {
+		double mine = own_cpu() - own_cpu_at_start;
+		app_send(t->tids[0], APP_TAG_CPU, &mine, sizeof mine);
 		app_recv(t, t->tids[0], APP_TAG_GO);
 	}
 	pvm_exit();

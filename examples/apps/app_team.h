@@ -9,7 +9,7 @@
 #define APP_MAX_TASKS 64
 
 enum app_tag {                /* message tags; the applications use APP_TAG_USER and up */
-	APP_TAG_TEAM = 1, APP_TAG_READY, APP_TAG_GO, APP_TAG_USER = 16
+	APP_TAG_TEAM = 1, APP_TAG_READY, APP_TAG_GO, APP_TAG_CPU, APP_TAG_USER = 16
 };
 
 struct app_options {
@@ -53,9 +53,10 @@ void app_unpack(void *data, size_t n);
 double app_seconds(void);
 
 /* The master prints "<app> tasks=T hosts=H size=S iters=I seconds=X result=ok|MISMATCH
- * detail [watched_cpu=C]" (C: CPU seconds used by the processes listed in APP_CPU_PIDS
- * while the section was timed, read from /proc: bench/apps gives an2d's); every task leaves
- * PVM. Returns the exit status (0 ok, 1 mismatch). */
+ * detail team_cpu=T [watched_cpu=C]" (T: CPU seconds the team's tasks used from the barrier
+ * to their part's end, each task's own clock, summed by the master; C: those used meanwhile by
+ * the processes listed in APP_CPU_PIDS, read from /proc: bench/apps gives an2d's); every task
+ * leaves PVM. Returns the exit status (0 ok, 1 mismatch). */
 int app_finish(struct app_team *t, const char *app, const struct app_options *o, double seconds,
                int ok, const char *detail);
 

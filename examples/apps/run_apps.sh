@@ -78,7 +78,7 @@ alltoall)
 	for lib in an2 deb; do
 		before=$(cells "$AN2_SOCKET")
 		run 0 "$lib alltoall 32 tasks" "$dir/$lib/alltoall" --tasks 32 --size 1000 --iters 4
-		grep -q "^alltoall tasks=32 .* result=ok messages=3968 .* bad=0" <<< "$out" ||
+		grep -q "^alltoall tasks=32 .* result=ok messages=3968 .* bad=0 out_of_order=0" <<< "$out" ||
 			pvm_env_fail "$lib alltoall: $out"
 		after=$(cells "$AN2_SOCKET")
 		# 32 x 31 x 4 messages of 1,000 bytes: at least 22 cells each over AN2
