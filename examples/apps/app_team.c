@@ -175,8 +175,10 @@ void app_team_start(int argc, char **argv, const struct app_options *o, struct a
 	}
 	pvm_setopt(PvmAutoErr, 0);
 	const char *route = getenv("APP_ROUTE");   /* direct: stock PVM's task-to-task TCP */
-	if (route && strcmp(route, "direct") == 0)
+	if (route && strcmp(route, "direct") == 0) {
 		pvm_setopt(PvmRoute, PvmRouteDirect);
+		pvm_export("APP_ROUTE");   /* the workers the master spawns route so too */
+	}
 	if (!o->worker) {
 		t->me = 0;
 		t->ntasks = o->tasks;
