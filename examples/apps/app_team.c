@@ -15,15 +15,16 @@
 
 static struct app_team *team;     /* for app_fail */
 static struct timespec started;
+/* at the start and end of the timed section: APP_CPU_PIDS' CPU seconds, this task's own */
 static double watched_at_start, watched_at_end;
-static double own_cpu_at_start, own_cpu_at_end;   /* this task's CPU seconds then */
+static double own_cpu_at_start, own_cpu_at_end;
 
 static double own_cpu(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}   /* APP_CPU_PIDS' CPU seconds then */
+}
 
 /* The CPU seconds (user + system) used so far by the processes listed in APP_CPU_PIDS
  * (comma-separated; e.g. an2d), or -1 without the variable. */
@@ -265,8 +266,16 @@ int app_recv(const struct app_team *t, int tid, int tag)
 	}
 }
 
+/* PVM counts items in an int: a larger message is refused here, not truncated */
+static void check_length(size_t n)
+{
+	if (n > INT_MAX)
+		app_fail("a message of %zu bytes is beyond what PVM packs at once (%d)", n, INT_MAX);
+}
+
 void app_send(int tid, int tag, const void *data, size_t n)
 {
+	check_length(n);
 	pvm_initsend(PvmDataRaw);
 	if (n && pvm_pkbyte((char *)data, (int)n, 1) < 0)
 		app_fail("packing %zu bytes failed", n);
@@ -278,6 +287,7 @@ void app_mcast(int *tids, int ntids, int tag, const void *data, size_t n)
 {
 	if (ntids == 0)
 		return;
+	check_length(n);
 	pvm_initsend(PvmDataRaw);
 	if (n && pvm_pkbyte((char *)data, (int)n, 1) < 0)
 		app_fail("packing %zu bytes failed", n);
@@ -288,6 +298,7 @@ void app_mcast(int *tids, int ntids, int tag, const void *data, size_t n)
 void app_unpack(void *data, size_t n)
 {
 	int bytes, tag, tid;
+	check_length(n);
 	if (pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &tid) < 0 || (size_t)bytes != n)
 		app_fail("message from t%x (tag %d): %d bytes, %zu expected", tid, tag, bytes, n);
 	if (n && pvm_upkbyte(data, (int)n, 1) < 0)
