@@ -168,8 +168,11 @@ void an2d_loop_run(struct an2d_loop *L)
             /* a task on our CPU that only polls for what we have not delivered would hand
              * the CPU straight back: keep it while its polling hint says so (otto_hw.h).
              * Not on a fabric: what the task waits for may come over the uplink, and the
-             * switch or the other host's an2d that sends it may need this CPU */
-            if (!L->uplink && otto_hosts_only_poll_on(L->otto, (uint32_t)sched_getcpu(), now))
+             * switch or the other host's an2d that sends it may need this CPU. Nor once idle
+             * for hold_ns: what the task waits for then comes from a peer that computes (or
+             * sleeps), and a peer on this CPU would wait for us */
+            if (!L->uplink && idle < L->hold_ns &&
+                otto_hosts_only_poll_on(L->otto, (uint32_t)sched_getcpu(), now))
                 cpu_relax();
             else
                 sched_yield();

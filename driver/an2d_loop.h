@@ -22,6 +22,8 @@ struct an2d_loop {
     uint64_t spin_ns;        /* idle time spent spinning before yielding */
     uint64_t pace_spin_ns;   /* paced work due within this: spin rather than yield the CPU */
     uint64_t yield_ns;       /* idle time spent yielding before sleeping */
+    uint64_t hold_ns;        /* of which, at most this long keeping the CPU for a task that
+                              * polls on it (its hint): longer, its peer computes */
     uint64_t idle_exit_ns;   /* stop after this long without a client; 0: never */
     const struct an2d_files *files; /* stop when the control socket is gone (NULL: never) */
     struct an2d_uplink *uplink;      /* the link to a switch of the fabric, or NULL */

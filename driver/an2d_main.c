@@ -48,7 +48,7 @@ struct options {
     bool derive_window;           /* the uplink's window from its round trip (no --vc-credits) */
     bool daemonise, stop;
     struct an2_driver_limits limits;
-    uint64_t spin_us, yield_us, pace_spin_us;
+    uint64_t spin_us, yield_us, pace_spin_us, hold_us;
     const char *switch_addr;  /* the fabric's switch, or NULL: this host alone */
 };
 
@@ -86,7 +86,9 @@ static void usage(FILE *f)
             "                           rate, 2048 to 16384)\n"
             "      --spin-us N, --yield-us N   idle: spin N us (default 0), then yield the\n"
             "                           CPU up to N us (default 3000), then sleep\n"
-            "      --pace-spin-us N     spin when paced cells are due within N us (default 50)\n");
+            "      --pace-spin-us N     spin when paced cells are due within N us (default 50)\n"
+            "      --hold-us N          idle: keep the CPU for a task polling on it at most N\n"
+            "                           us after the last work, then yield (default 50)\n");
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -123,7 +125,7 @@ static bool parse_u32(const char *s, uint32_t *out)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_STOP = 256, O_PID, O_LOG, O_CAPTURE, O_BER, O_LOSS, O_SEED, O_BUF, O_MAXBUF,
-           O_DESC, O_VCS, O_MAXVCS, O_CLIENTS, O_CREDITS, O_SPIN, O_YIELD, O_PACE_SPIN,
+           O_DESC, O_VCS, O_MAXVCS, O_CLIENTS, O_CREDITS, O_SPIN, O_YIELD, O_PACE_SPIN, O_HOLD,
            O_IDLE_EXIT, O_KEEP_LOG, O_SWITCH };
     static const struct option longopts[] = {
         {"daemon", no_argument, 0, 'd'},       {"stop", no_argument, 0, O_STOP},
@@ -138,6 +140,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"vc-credits", required_argument, 0, O_CREDITS},
         {"spin-us", required_argument, 0, O_SPIN}, {"yield-us", required_argument, 0, O_YIELD},
         {"pace-spin-us", required_argument, 0, O_PACE_SPIN},
+        {"hold-us", required_argument, 0, O_HOLD},
         {"idle-exit", required_argument, 0, O_IDLE_EXIT},
         {"keep-log", no_argument, 0, O_KEEP_LOG},
         {"switch", required_argument, 0, O_SWITCH},
@@ -145,7 +148,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     };
     *o = (struct options){
         .fault_seed = 1, .vc_credits = 64, .spin_us = 0, .yield_us = 3000,
-        .pace_spin_us = 50,
+        .pace_spin_us = 50, .hold_us = 50,
         .limits = {.default_buf_size = 4u << 20, .max_buf_size = 256u << 20,
                    .max_desc_mem = 16u << 20, .default_vcs = 64, .max_vcs = 1024,
                    .default_tx_slots = 256, .max_tx_slots = 4096, .default_rx_slots = 64,
@@ -195,6 +198,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case O_SPIN: ok = parse_u64(optarg, &o->spin_us); break;
         case O_YIELD: ok = parse_u64(optarg, &o->yield_us); break;
         case O_PACE_SPIN: ok = parse_u64(optarg, &o->pace_spin_us); break;
+        case O_HOLD: ok = parse_u64(optarg, &o->hold_us); break;
         case O_IDLE_EXIT: ok = parse_u64(optarg, &o->idle_exit_s) && o->idle_exit_s < 1u << 30;
             break;
         case O_KEEP_LOG: o->keep_log = true; break;
@@ -314,7 +318,7 @@ static int serve(struct options *o, int listen_fd, int ready_fd)
     signal(SIGPIPE, SIG_IGN);
     struct an2d_loop L = {.listen_fd = listen_fd, .ctl_period_ns = 100000,
                           .spin_ns = o->spin_us * 1000, .yield_ns = o->yield_us * 1000,
-                          .pace_spin_ns = o->pace_spin_us * 1000};
+                          .pace_spin_ns = o->pace_spin_us * 1000, .hold_ns = o->hold_us * 1000};
     L.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     L.signal_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
     if (L.epoll_fd < 0 || L.signal_fd < 0 || add_fd(L.epoll_fd, listen_fd, AN2D_EV_LISTEN) ||

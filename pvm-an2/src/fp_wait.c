@@ -5,12 +5,31 @@
 #include "fp_route.h"
 
 #include <sched.h>
+#include <stdlib.h>
 
 #define SPIN_US 0                    /* idle: spin this long (3 parties share 2 cores: yield at once), */
-#define YIELD_US 3000                /* then yield up to this long, then sleep */
+#define YIELD_US 3000                /* then yield up to this long (AN2_YIELD_US), then sleep */
 #define RESLEEP_US 50                /* after a wake-up without a message: this long */
 #define DAEMON_BUSY_US 10000         /* busy with AN2 traffic: look at the pvmd socket this often */
 #define ACK_IDLE_US 50               /* idle this long: acknowledge what came (<= RESLEEP_US) */
+
+/* How long an idle wait yields before it sleeps: $AN2_YIELD_US (read once; at least ACK_IDLE_US,
+ * so that what we owe is acknowledged before we sleep; at most a second), else YIELD_US.
+ * Shorter leaves more of a shared CPU to tasks that compute; longer answers a message after a
+ * pause without the wake-up's cost (docs/waiting.md). */
+static long long yield_window_us(void)
+{
+	static long long us = -1;
+	if (us < 0) {
+		const char *v = getenv("AN2_YIELD_US");
+		char *end = NULL;
+		long long n = v && *v ? strtoll(v, &end, 10) : -1;
+		us = n >= 0 && n <= 1000000 && end && *end == 0 ? n : YIELD_US;
+		if (us < ACK_IDLE_US)
+			us = ACK_IDLE_US;
+	}
+	return us;
+}
 
 /* A VC is open or being opened: only then is there AN2 traffic worth spinning for. A task
  * whose peers all use the daemon route (PvmDontRoute, Debian tasks, AN2 off) waits as the
@@ -50,7 +69,7 @@ int fp_wait_idle(struct route *t, long long deadline_us, int *look)
 	long long idle = now - r->idle_since_us;
 	if (r->acks_owed && idle >= ACK_IDLE_US)
 		fp_rel_service(r, 1);   /* about to wait: the peer may wait for our acknowledgement */
-	if (idle >= (r->slept ? RESLEEP_US : YIELD_US) ||
+	if (idle >= (r->slept ? RESLEEP_US : yield_window_us()) ||
 	    (deadline_us >= 0 && now >= deadline_us)) {
 		r->idle_since_us = -1;
 		fp_wait_over(t);     /* no lease while asleep */

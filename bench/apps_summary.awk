@@ -1,0 +1,107 @@
+# apps_summary.awk: bench/apps's summary (markdown) from apps.csv (app,library,hosts,tasks,size,
+# seconds,an2d_cpu,seconds_min,seconds_max,runs,team_cpu): per application, size and host count
+# a row per task count with both libraries' times and spread, AN2's gain over stock, each
+# library's speedup over its own one-task run on one host, an2d's CPU share during the AN2 run
+# and the CPU seconds the application's tasks used on each library; then
+# the targets: no configuration slower on AN2 by more than 5 %, communication-bound ones (heat
+# on its smallest grid, samplesort) at least 2x faster from 4 tasks on. The all-to-all gets a
+# table of its own: messages per second against the number of tasks.
+# Usage: awk -F, -v mode=M -v machine=TEXT -v date=TEXT -v commit=C -v rounds=N -v route=R
+#            -v specs="app:size:iters ..." -f apps_summary.awk apps.csv
+
+# an2d's CPU share, or – when the run was too short for /proc's 10 ms ticks
+function share(c, secs) { return secs < 0.1 ? "–" : sprintf("%.1f %%", c * 100) }
+function fmt(s) { return s < 0.01 ? sprintf("%.5f", s) : s < 1 ? sprintf("%.4f", s) : sprintf("%.3f", s) }
+
+BEGIN {
+  n = split(specs, sp, " ")
+  for (i = 1; i <= n; i++) { split(sp[i], f, ":"); if (f[1] == "alltoall") a2a_rounds[f[2]] = f[3] }
+}
+
+NR > 1 && NF >= 10 && $1 == "alltoall" {
+  if (!($5 in a2a_seen)) { a2a_seen[$5] = 1; a2a_sizes[++a2a_nsizes] = $5 }
+  if (!(($5, $4) in a2a_tseen)) { a2a_tseen[$5, $4] = 1; a2a_tl[$5] = a2a_tl[$5] " " $4 }
+  a2a[$2, $4, $5] = $6; a2a_cpu[$2, $4, $5] = $7; a2a_lo[$2, $4, $5] = $8; a2a_hi[$2, $4, $5] = $9
+  next
+}
+
+NR > 1 && NF >= 10 {
+  key = $1 SUBSEP $3 SUBSEP $5
+  if (!(key in seen)) { seen[key] = 1; group[++groups] = key }
+  if (!(($1, $3, $5, $4) in tseen)) { tseen[$1, $3, $5, $4] = 1; tlist[key] = tlist[key] " " $4 }
+  t[$1, $2, $3, $4, $5] = $6; cpu[$1, $2, $3, $4, $5] = $7
+  lo[$1, $2, $3, $4, $5] = $8; hi[$1, $2, $3, $4, $5] = $9; runs[$1, $2, $3, $4, $5] = $10
+  team[$1, $2, $3, $4, $5] = $11
+  if ($1 == "heat" && (smallest_heat == "" || $5 + 0 < smallest_heat + 0)) smallest_heat = $5
+}
+
+END {
+  printf "# PVM applications: Debian's libpvm3 against libpvm3-an2\n\n"
+  printf "%s, %s mode, medians of %s interleaved round(s) with their range; stock PVM with route %s; commit %s; %s.\n\n",
+    date, mode, rounds, route, commit, machine
+  printf "Seconds: the master's timed section (from the barrier after set-up to the checked result\n"
+  printf "gathered). Speedup: over the same library's one-task run on one host. an2d: its CPU time\n"
+  printf "over the timed section (100 %% = one core) during the AN2 run, read from /proc (10 ms\n"
+  printf "ticks: – for runs under 0.1 s). Tasks' CPU: the CPU seconds all the application's tasks\n"
+  printf "used from the barrier to the end of their part (each task's own clock), stock / AN2.\n\n"
+  for (g = 1; g <= groups; g++) {
+    split(group[g], k, SUBSEP)
+    app = k[1]; hosts = k[2]; size = k[3]
+    printf "## %s, size %s, %s host%s\n\n", app, size, hosts, hosts == 1 ? "" : "s"
+    printf "| tasks | stock (s) | AN2 (s) | AN2 gain | speedup stock | speedup AN2 | an2d CPU | tasks' CPU (s) |\n"
+    printf "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+    n = split(tlist[group[g]], tl, " ")
+    for (i = 1; i <= n; i++) {
+      ts = tl[i]
+      s = t[app, "stock", hosts, ts, size]; a = t[app, "an2", hosts, ts, size]
+      s1 = t[app, "stock", 1, 1, size]; a1 = t[app, "an2", 1, 1, size]
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", ts,
+        s == "" ? "–" : fmt(s) " (" fmt(lo[app, "stock", hosts, ts, size]) "–" fmt(hi[app, "stock", hosts, ts, size]) ")",
+        a == "" ? "–" : fmt(a) " (" fmt(lo[app, "an2", hosts, ts, size]) "–" fmt(hi[app, "an2", hosts, ts, size]) ")",
+        (s == "" || a == "" || a <= 0) ? "–" : sprintf("%.2f×", s / a),
+        (s == "" || s1 == "" || s <= 0) ? "–" : sprintf("%.2f", s1 / s),
+        (a == "" || a1 == "" || a <= 0) ? "–" : sprintf("%.2f", a1 / a),
+        a == "" ? "–" : share(cpu[app, "an2", hosts, ts, size], a),
+        (s == "" ? "–" : fmt(team[app, "stock", hosts, ts, size])) " / " (a == "" ? "–" : fmt(team[app, "an2", hosts, ts, size]))
+      if (s != "" && a != "" && a > 0) {
+        gain = s / a
+        if (gain < 1 / 1.05) slower = slower sprintf("- %s size %s, %s host(s), %s task(s): AN2 %.1f %% slower (%s s against %s s)\n",
+          app, size, hosts, ts, (a / s - 1) * 100, fmt(a), fmt(s))
+        bound = (app == "samplesort" || (app == "heat" && size == smallest_heat))
+        if (bound && ts >= 4) {
+          checked++
+          line = sprintf("- %s size %s, %s host(s), %s tasks: %.2f×", app, size, hosts, ts, gain)
+          if (gain >= 2) met = met line "\n"; else missed = missed line "\n"
+        }
+      }
+    }
+    printf "\n"
+  }
+  for (z = 1; z <= a2a_nsizes; z++) {
+    size = a2a_sizes[z]; r = a2a_rounds[size]
+    printf "## All-to-all, %s-byte messages, %s rounds, one host\n\n", size, r
+    printf "Every task sends each other task one message per round and checks every one it gets; N\n"
+    printf "tasks over AN2 hold N(N-1)/2 VCs.\n\n"
+    printf "| tasks | VCs | stock msgs/s | AN2 msgs/s | AN2 gain | stock (s) | AN2 (s) | an2d CPU |\n"
+    printf "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+    n = split(a2a_tl[size], tl, " ")
+    for (i = 1; i <= n; i++) {
+      ts = tl[i]; msgs = ts * (ts - 1) * r
+      s = a2a["stock", ts, size]; a = a2a["an2", ts, size]
+      printf "| %s | %d | %s | %s | %s | %s | %s | %s |\n", ts, ts * (ts - 1) / 2,
+        (s > 0 ? sprintf("%.0f", msgs / s) : "–"), (a > 0 ? sprintf("%.0f", msgs / a) : "–"),
+        (s > 0 && a > 0) ? sprintf("%.2f×", s / a) : "–",
+        s == "" ? "–" : fmt(s) " (" fmt(a2a_lo["stock", ts, size]) "–" fmt(a2a_hi["stock", ts, size]) ")",
+        a == "" ? "–" : fmt(a) " (" fmt(a2a_lo["an2", ts, size]) "–" fmt(a2a_hi["an2", ts, size]) ")",
+        a == "" ? "–" : share(a2a_cpu["an2", ts, size], a)
+    }
+    printf "\n"
+  }
+  printf "## Targets\n\n"
+  printf "No configuration slower on AN2 than on stock by more than 5 %%: %s\n", slower == "" ? "met." : "**missed** in"
+  printf "%s\n", slower
+  printf "Communication-bound configurations (heat on its smallest grid, samplesort) at 4 tasks or\n"
+  printf "more at least 2× faster on AN2: %s\n", checked == 0 ? "none measured." : missed == "" ? "met in all " checked "." : "**missed** in some:"
+  if (met != "") printf "%s", met
+  if (missed != "") printf "%s", missed
+}
