@@ -35,6 +35,20 @@ void fault_inject_init(struct fault_inject *f, double bit_error_rate, double cel
     f->cells_to_next_loss = geometric_gap(f, cell_loss_rate);
 }
 
+uint64_t fault_inject_clean_cells(const struct fault_inject *f)
+{
+    uint64_t by_bits = f->bits_to_next_error / 384; /* (a cell carries 384 payload bits) */
+    return f->cells_to_next_loss < by_bits ? f->cells_to_next_loss : by_bits;
+}
+
+void fault_inject_skip(struct fault_inject *f, uint64_t n)
+{
+    if (f->cells_to_next_loss != UINT64_MAX)
+        f->cells_to_next_loss -= n;
+    if (f->bits_to_next_error != UINT64_MAX)
+        f->bits_to_next_error -= 384 * n;
+}
+
 bool fault_inject_cell(struct fault_inject *f, uint8_t payload[48])
 {
     if (f->cells_to_next_loss == 0) {

@@ -166,7 +166,8 @@ static void capture_cell(struct otto *o, struct otto_vc *v, const uint8_t *cell,
     }
 }
 
-/* Sends cells [next_cell, next_cell + n) as real cells: faults and capture need them. */
+/* Sends cells [next_cell, next_cell + n) as real cells: capture and the cells that get a fault
+ * need them. */
 static void send_real_cells(struct otto *o, struct otto_vc *v, uint32_t n, uint64_t now)
 {
     bool faults = fault_inject_enabled(&o->faults);
@@ -190,11 +191,33 @@ static void send_real_cells(struct otto *o, struct otto_vc *v, uint32_t n, uint6
     }
 }
 
+/* Sends cells [next_cell, next_cell + n) straight from the sender's buffers (cut-through);
+ * with faults injected, only the cells that get one go as real cells. */
+static void send_cells(struct otto *o, struct otto_vc *v, uint32_t n, uint64_t now)
+{
+    bool faults = fault_inject_enabled(&o->faults);
+    while (n) {
+        uint64_t clean = faults ? fault_inject_clean_cells(&o->faults) : n;
+        uint32_t k = clean < n ? (uint32_t)clean : n;
+        if (k) {
+            struct cell_run run = { .ncells = k, .pdu = &v->pdu, .first = v->next_cell };
+            an2_switch_send(o->sw, o->port, v->vpi, v->vci, &run, now);
+            if (faults)
+                fault_inject_skip(&o->faults, k);
+            v->next_cell += k;
+            n -= k;
+        }
+        if (n) { /* the next cell is damaged or lost */
+            send_real_cells(o, v, 1, now);
+            n--;
+        }
+    }
+}
+
 /* Sends what credit and the clock allow on v; *budget counts cells. False when the link's
  * clock stopped us (then no other VC can send either). */
 static bool tx_vc(struct otto *o, struct otto_vc *v, uint64_t now, uint32_t *budget, bool *moved)
 {
-    bool real = o->cfg.capture || fault_inject_enabled(&o->faults);
     while (*budget) {
         if (v->cur == OTTO_NIL && !tx_start_next(v)) {
             otto_tx_list_remove(o, v);
@@ -216,13 +239,10 @@ static bool tx_vc(struct otto *o, struct otto_vc *v, uint64_t now, uint32_t *bud
         if (n > *budget)
             n = *budget;
         aal5_tx_pdu_crc_through(&v->pdu, v->next_cell + n);
-        if (real) {
+        if (o->cfg.capture)
             send_real_cells(o, v, n, now);
-        } else {
-            struct cell_run run = { .ncells = n, .pdu = &v->pdu, .first = v->next_cell };
-            an2_switch_send(o->sw, o->port, v->vpi, v->vci, &run, now);
-            v->next_cell += n;
-        }
+        else
+            send_cells(o, v, n, now);
         link_pacer_consume(&o->egress, n);
         v->c.tx_cells += n;
         *budget -= n;

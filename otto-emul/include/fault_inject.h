@@ -21,5 +21,9 @@ static inline bool fault_inject_enabled(const struct fault_inject *f)
 }
 /* Applies the faults to one cell's 48-byte payload. Returns false if the cell is lost. */
 bool fault_inject_cell(struct fault_inject *f, uint8_t payload[48]);
+/* How many of the next cells pass untouched (so need not be looked at one by one), and
+ * skipping n <= that many of them. */
+uint64_t fault_inject_clean_cells(const struct fault_inject *f);
+void fault_inject_skip(struct fault_inject *f, uint64_t n);
 
 #endif
