@@ -2,7 +2,7 @@
 # cluster.sh — a cluster of emulated hosts on this one machine for PVM over AN2: network namespaces
 # (scripts/hosts.sh), an an2switch or several, an an2d per host, Debian's stock pvmd on every host.
 #
-#   scripts/cluster.sh up N [--rate RATE] [--switches K] [--ep DIRS]
+#   scripts/cluster.sh up N [--rate RATE] [--switches K] [--ep DIRS] [--ber BER]
 #   scripts/cluster.sh exec HOST [--] CMD...   run CMD on HOST (its namespace, its PVM environment)
 #   scripts/cluster.sh env HOST                print HOST's environment as `export VAR=...` lines
 #   scripts/cluster.sh status                  hosts, addresses, switches, pvmd and an2d state
@@ -53,6 +53,8 @@
 # 149.76mbit / 599.04mbit (hosts_shape; switch hosts are not shaped: their veth carries many
 # links at once). --ep DIRS replaces the hostfile's ep (default BUILD/bin:BUILD/examples/an2:
 # /usr/lib/pvm3/lib:/usr/bin; ours first, so a rebuilt example wins over Debian's binary).
+# --ber BER makes every an2switch flip each payload bit of the cells it receives with that
+# probability (an2switch --ber): the tasks' retransmission repairs it.
 #
 # Settings (environment): AN2_CLUSTER_STATE (default /run/an2-cluster; a test's cluster uses its
 # own), AN2_BUILD_DIR (default: the source tree's build/), AN2_CLUSTER_WAIT (seconds up waits
@@ -233,9 +235,11 @@ all_hosts_in() { [[ -n $(pvmd_pids h1) && $(conf_hosts) == "${CONF[n]}" ]]; }
 an2switch_up() { [[ -S $S/$1/ctl ]]; }
 
 cmd_up() {
-    local n='' k=1 rate='' ep='' a
+    local n='' k=1 rate='' ep='' ber='' a
     while (($#)); do
         case $1 in
+            --ber) ber=${2:?--ber BER}; shift 2 ;;
+            --ber=*) ber=${1#*=}; shift ;;
             --rate) rate=${2:?--rate RATE}; shift 2 ;;
             --rate=*) rate=${1#*=}; shift ;;
             --switches) k=${2:?--switches K}; shift 2 ;;
@@ -250,6 +254,7 @@ cmd_up() {
     [[ $k =~ ^[1-8]$ && $k -le $n ]] || die "--switches K: 1 to 8, and at most N"
     [[ $rate =~ ^[A-Za-z0-9:=,._+-]*$ ]] || die "--rate $rate: oc3, oc12 or linux-atm QoS text"
     [[ $ep =~ ^[^[:space:]]*$ ]] || die "--ep: no blanks"
+    [[ -z $ber || $ber =~ ^[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?$ ]] || die "--ber $ber: a probability, e.g. 1e-7"
     [[ $(id -u) == 0 ]] || die "needs root (network namespaces)"
     check_state_path
     local build=${AN2_BUILD_DIR:-$SRC/build}
@@ -265,7 +270,7 @@ cmd_up() {
         # is passed on, and the inner run removes what it made
         local pid rc=0 i
         _AN2_CLUSTER_INNER=$S setsid bash "$SELF" up "$n" --switches "$k" ${rate:+--rate "$rate"} \
-            ${ep:+--ep "$ep"} &
+            ${ep:+--ep "$ep"} ${ber:+--ber "$ber"} &
         pid=$!
         trap 'kill -TERM "$pid" 2>/dev/null' INT TERM HUP
         for ((i = 0; i < 50; i++)); do # each wait ends with the run or with a signal
@@ -276,7 +281,7 @@ cmd_up() {
         exit "$rc"
     fi
     unset _AN2_CLUSTER_INNER
-    up_inner "$n" "$k" "$rate" "$ep" "$build"
+    up_inner "$n" "$k" "$rate" "$ep" "$build" "$ber"
 }
 
 UP_STARTED=0
@@ -291,7 +296,7 @@ up_failed() {
 }
 
 up_inner() {
-    local n=$1 k=$2 rate=$3 ep=$4 build=$5 i h sw tmp vmid shape='' hostfile a
+    local n=$1 k=$2 rate=$3 ep=$4 build=$5 ber=$6 i h sw tmp vmid shape='' hostfile a
     local -a names=() args
     # a cluster that is up, or the remains of one: refuse (mkdir is the claim)
     mkdir -m 0700 "$S" 2>/dev/null || die "$S exists: a cluster is up (or a crashed one is left): scripts/cluster.sh down first"
@@ -355,6 +360,7 @@ exec $(printf %q "$build/bin/an2d") $(printf '%q ' "${args[@]}")\"\$@\"
             --log-file "$S/$sw/log")
         for ((a = 1; a < i; a++)); do args+=(--trunk "sw$a:$PORT"); done
         [[ -n $rate ]] && args+=(--rate "$rate")
+        [[ -n $ber ]] && args+=(--ber "$ber")
         (run_in "$sw" 1 "$build/bin/an2switch" "${args[@]}") </dev/null >"$S/$sw/out" 2>&1 &
         disown
     done
