@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The AN2 fast path under one scenario, each with its own pvmd and an2d (stopped at the end):
-#   fastpath.sh BIN mixed | hoard | nosyscall | kill | an2d-stop | an2d-kill | ber | ber-1e-6 | cell-loss | leave
+#   fastpath.sh BIN mixed | hoard | nosyscall | kill | kill-receiver | an2d-stop | an2d-kill | ber | ber-1e-6 | cell-loss | leave
 #               | leave-queued | rejoin | exit-stall
 #               | pvm-tests TESTSCRIPT ARGS...
 set -euo pipefail
@@ -79,6 +79,23 @@ kill)
 	grep -q "^stream: 20 of" out || pvm_env_fail "the kill did not land in message 20"
 	grep -q "recv error -14" out || pvm_env_fail "the lost message was not reported (PvmSysErr)"
 	grep -q "AN2 fast path: .* on VC 0\.0\.[0-9]* to t" err || pvm_env_fail "the vanished peer was not logged"
+	;;
+kill-receiver)
+	# the receiver (the child) killed while the parent streams to it: the parent's sends go on
+	# (to a task that has gone: the pvmd drops them, as with stock) until its PvmTaskExit notice
+	# comes; nothing hangs, not even a send stalled on flow control when the receiver died
+	"$bindir/fastpath_check" sendto 20000 100000 > out 2> err &
+	parent=$!
+	for i in $(seq 100); do [ "$(cells)" -gt 50000 ] 2>/dev/null && break; sleep 0.05; done
+	c=$(child_pid "$parent"); [ -n "$c" ] || pvm_env_fail "no child to kill"
+	kill -KILL "$c"
+	rc=0; wait "$parent" || rc=$?
+	cat out
+	grep "AN2 fast path" err || true
+	[ "$rc" -eq 0 ] || pvm_env_fail "the sender failed (status $rc)"
+	n=$(sed -n 's/^sendto: the PvmTaskExit notice came after \([0-9]*\) of 20000 messages$/\1/p' out)
+	[ -n "$n" ] || pvm_env_fail "no PvmTaskExit notice"
+	[ "$n" -lt 20000 ] || pvm_env_fail "the kill did not land mid-stream"
 	;;
 exit-stall)
 	# an2d stopped (SIGSTOP) with the pair's VC open, then the child killed: pvmd's notice

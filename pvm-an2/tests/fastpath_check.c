@@ -18,6 +18,10 @@
  *                    ended; then every message must be there (N * SIZE more than the
  *                    receive buffers posted: the small ones were still in the switch), and
  *                    the parent's PvmTaskExit notice for the child only after the last one
+ *   sendto N SIZE    the parent streams N messages of SIZE bytes to the child, which checks
+ *                    each; the shell kills the child mid-stream: the parent's sends go on (to a
+ *                    task that has gone, as with stock) until its PvmTaskExit notice comes,
+ *                    and nothing hangs
  *   exitstall 0 0    the child is killed while an2d is stopped (the shell does both once the
  *                    parent says "warm"): no PEER_GONE can end its stream, so the parent's
  *                    PvmTaskExit notice for it is held, and must still come after 10 s
@@ -395,6 +399,35 @@ static int parent_leave(int child, int n, int size)
 	return got != n + LEAVE_SMALL || bad || gone != child || notice_at != n + LEAVE_SMALL;
 }
 
+static void child_sink(int parent, int n, int size)
+{
+	unsigned char *buf = malloc((size_t)size);
+	for (int i = 0; i < n && recv_numbered(parent, i, buf, size) == 1; i++)
+		;
+	free(buf);
+}
+
+static int parent_sendto(int child, int n, int size)
+{
+	unsigned char *buf = malloc((size_t)size);
+	pvm_notify(PvmTaskExit, TAG_EXIT, 1, &child);
+	int sent = 0, noticed = 0;
+	for (; sent < n && !noticed; sent++) {
+		send_numbered(child, sent, buf, size);
+		noticed = pvm_nrecv(-1, TAG_EXIT) > 0;
+	}
+	struct timeval tmo = { 30, 0 };
+	if (!noticed)
+		noticed = pvm_trecv(-1, TAG_EXIT, &tmo) > 0;
+	free(buf);
+	if (!noticed) {
+		printf("sendto: no PvmTaskExit notice 30 s after %d messages\n", sent);
+		return 1;
+	}
+	printf("sendto: the PvmTaskExit notice came after %d of %d messages\n", sent, n);
+	return 0;
+}
+
 static int parent_exitstall(int child)
 {
 	warm_up(child, 1);
@@ -471,7 +504,7 @@ static int parent_rejoin(int child, int n, int size)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|stall|leave|rejoin|exitstall N ARG\n");
+		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|stall|sendto|leave|rejoin|exitstall N ARG\n");
 		return 2;
 	}
 	int me = pvm_mytid();
@@ -489,6 +522,8 @@ int main(int argc, char **argv)
 			child_leave(parent, n, arg);
 		else if (!strcmp(argv[1], "rejoin"))
 			child_rejoin(parent, n, arg);
+		else if (!strcmp(argv[1], "sendto"))
+			child_sink(parent, n, arg);
 		else if (!strcmp(argv[1], "exitstall")) {
 			warm_up(parent, 0);
 			pvm_recv(parent, TAG_EXIT);   /* never comes: killed meanwhile */
@@ -514,6 +549,8 @@ int main(int argc, char **argv)
 			rc = parent_leave(child, n, arg);
 		else if (!strcmp(argv[1], "rejoin"))
 			rc = parent_rejoin(child, n, arg);
+		else if (!strcmp(argv[1], "sendto"))
+			rc = parent_sendto(child, n, arg);
 		else if (!strcmp(argv[1], "exitstall"))
 			rc = parent_exitstall(child);
 		else
