@@ -81,8 +81,9 @@ alltoall)
 		grep -q "^alltoall tasks=32 .* result=ok messages=3968 .* bad=0 out_of_order=0" <<< "$out" ||
 			pvm_env_fail "$lib alltoall: $out"
 		after=$(cells "$AN2_SOCKET")
-		# 32 x 31 x 4 messages of 1,000 bytes: at least 22 cells each over AN2
-		[ "$lib" = deb ] || [ $((after - before)) -ge $((3968 * 22)) ] ||
+		# 32 x 31 x 4 messages of 1,000 bytes, 22 cells each over AN2; a pair's first message
+		# may go through the pvmds (its VC not up within 5 ms, on a busy machine): the other 3
+		[ "$lib" = deb ] || [ $((after - before)) -ge $(((3968 - 32 * 31) * 22)) ] ||
 			pvm_env_fail "an2 alltoall: only $((after - before)) cells crossed the switch"
 		echo "ok: $lib $out"
 	done
