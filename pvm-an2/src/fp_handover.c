@@ -61,30 +61,6 @@ void fp_handover_capture(struct fp_route *r, struct peer *p)
 	r->handovers_due++;
 }
 
-/* By the pvmd route itself: no route is re-entered, and nothing waits on the others. */
-static int daemon_send(struct msg *m, int dst, int tag, int ctx)
-{
-	if (!m)
-		return PvmNoMem;
-	if (!lpvm.daemon)
-		return PvmSysErr;
-	m->dst = dst;
-	m->tag = tag;
-	m->ctx = ctx;
-	m->src = lpvm.mytid;
-	return lpvm.daemon->ops->send(lpvm.daemon, m);
-}
-
-static int send_int(int tid, int tag, int value)
-{
-	struct msg *m = msg_new(ENC_XDR);
-	int cc = m ? lpvm_pack_int(m, value) : PvmNoMem;
-	if (!cc)
-		cc = daemon_send(m, tid, tag, FP_CTX);
-	msg_free(m);
-	return cc;
-}
-
 /* The pvmd's PvmTaskExit notice about p, in our context (at once if it has gone already). */
 static int watch(const struct peer *p)
 {
@@ -95,7 +71,7 @@ static int watch(const struct peer *p)
 	if (!cc) cc = lpvm_pack_int(m, 1);
 	if (!cc) cc = lpvm_pack_int(m, p->tid);
 	if (!cc)
-		cc = daemon_send(m, TIDPVMD, TM_NOTIFY, SYSCTX_TM);
+		cc = fp_daemon_send(m, TIDPVMD, TM_NOTIFY, SYSCTX_TM);
 	msg_free(m);
 	return cc;
 }
@@ -115,7 +91,7 @@ static void hand_over(struct fp_route *r, struct peer *p)
 			if (!cc)
 				cc = lpvm_pack(m, PVM_BYTE, h->pdu, (int)h->len, 1);
 			if (!cc)
-				cc = daemon_send(m, p->tid, FP_TAG_PDU, FP_CTX);
+				cc = fp_daemon_send(m, p->tid, FP_TAG_PDU, FP_CTX);
 			msg_free(m);
 		}
 		if (cc >= 0)
@@ -125,7 +101,7 @@ static void hand_over(struct fp_route *r, struct peer *p)
 		free(h);
 	}
 	if (cc >= 0)
-		cc = send_int(p->tid, FP_TAG_END, (int)p->handed_end);
+		cc = fp_send_ctl(p->tid, FP_TAG_END, (int)p->handed_end);
 	if (cc >= 0 && p->await_end)
 		cc = watch(p);
 	if (cc < 0)

@@ -19,12 +19,25 @@
 #define SETUP_WAIT_US 5000       /* the first message waits this long for the VC, then goes
                                   * by the daemon route (a peer busy elsewhere answers late) */
 
-static int send_ctl(int tid, int tag, int value)
+int fp_daemon_send(struct msg *m, int dst, int tag, int ctx)
+{
+	if (!m)
+		return PvmNoMem;
+	if (!lpvm.daemon)
+		return PvmSysErr;
+	m->dst = dst;
+	m->tag = tag;
+	m->ctx = ctx;
+	m->src = lpvm.mytid;
+	return lpvm.daemon->ops->send(lpvm.daemon, m);
+}
+
+int fp_send_ctl(int tid, int tag, int value)
 {
 	struct msg *m = msg_new(ENC_XDR);
 	int cc = m ? lpvm_pack_int(m, value) : PvmNoMem;
 	if (!cc)
-		cc = lpvm_route_send(m, tid, tag, FP_CTX);
+		cc = fp_daemon_send(m, tid, tag, FP_CTX);
 	msg_free(m);
 	return cc;
 }
@@ -89,7 +102,7 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid)
 		p->state = PEER_UNKNOWN;
 	}
 	/* our stream to tid switches here: the REQ marks the point in the daemon route */
-	if (send_ctl(tid, FP_TAG_REQ, (int)an2_endpoint_id(r->ep)) < 0)
+	if (fp_send_ctl(tid, FP_TAG_REQ, (int)an2_endpoint_id(r->ep)) < 0)
 		return NULL;
 	p->req_sent = 1;
 	p->an2_sent = p->dmn_sent = 0;
@@ -208,7 +221,7 @@ int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m)
 	struct peer *p = !r->ep ? NULL : tag == FP_TAG_REQ ? fp_peer_get(r, src) : fp_peer_find(r, src);
 	if (tag == FP_TAG_REQ) {
 		if (!p || !r->active) {
-			send_ctl(src, FP_TAG_NAK, 0);
+			fp_send_ctl(src, FP_TAG_NAK, 0);
 			return 1;
 		}
 		if (p->ep_id && p->ep_id != (uint32_t)value && p->state == PEER_DEAD) {
@@ -226,12 +239,12 @@ int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m)
 			/* its VC came, carried messages and ended before this REQ (a task that sent
 			 * and left at once): what it sent is delivered now, then no new pair */
 			fp_order_release(r, p, 1);
-			send_ctl(src, FP_TAG_NAK, 0);
+			fp_send_ctl(src, FP_TAG_NAK, 0);
 			return 1;
 		}
 		start_vc(r, p);
 		if (p->state == PEER_DEAD)
-			send_ctl(src, FP_TAG_NAK, 0);
+			fp_send_ctl(src, FP_TAG_NAK, 0);
 		fp_order_release(r, p, 0);   /* AN2 messages that came before the REQ */
 	} else if (tag == FP_TAG_NAK) {
 		if (p && p->state != PEER_DEAD && p->state != PEER_OPEN) {

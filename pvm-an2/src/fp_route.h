@@ -229,6 +229,9 @@ int fp_route_peer_failed(struct route *t, int tid);      /* route_ops peer_faile
  * the daemon route. Starts negotiation on the first message to a fast-path task. */
 struct peer *fp_negotiate_for_send(struct fp_route *r, int tid);
 int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m);   /* in FP_CTX: consumed */
+/* m to dst by the pvmd route itself (no other route is re-entered, no pump): 0 or < 0 */
+int fp_daemon_send(struct msg *m, int dst, int tag, int ctx);
+int fp_send_ctl(int tid, int tag, int value);   /* [value] in FP_CTX, so */
 int fp_poll_vc_answers(struct fp_route *r);
 void fp_vc_opened(struct fp_route *r, struct peer *p, const struct an2_vc_info *vi);
 /* The pair stops using AN2 (a failure, or the peer gone): logs why (if given), hands what the
