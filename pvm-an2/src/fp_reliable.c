@@ -10,9 +10,9 @@
  * ACK (nothing missing: an ACK was lost) or a NAK (a lost tail, or a lost NAK), and a NAK that
  * answers a probe resends everything from the PDU it names on (go-back-N: a tail is lost whole):
  * a receiver that is only slow to post buffers gets no flood of resends behind the PDUs it has
- * not taken yet. The timer is looked at by the wait loops (progress, when it found
- * no report) and never arms a thread; it is armed at the first look after progress, so that
- * the clean path reads no clock per message. Every header field from the peer is checked
+ * not taken yet. The timer is looked at by the wait loops (progress, when it found no report)
+ * and never arms a thread; it is armed at the first look after progress, so that the clean
+ * path reads no clock per message. Every header field from the peer is checked
  * against what we sent or expect: nothing it sends can move us out of the window. */
 #include "fp_route.h"
 
@@ -157,8 +157,8 @@ void fp_rel_sent(struct fp_route *r, struct peer *p, const struct an2_frag *fr, 
 	s->sent++;
 }
 
-/* An ACK, NAK or PROBE PDU (a header only, in an area block given back at its report). 0, or -1 when
- * it cannot go now (no transmit room or area block; the pair may have failed). */
+/* An ACK, NAK or PROBE PDU (a header only, in an area block given back at its report). 0, or
+ * -1 when it cannot go now (no transmit room or area block; the pair may have failed). */
 static int send_ctl(struct fp_route *r, struct peer *p, enum pdu_kind kind)
 {
 	if (p->state != PEER_OPEN || r->tx_free < 0 || an2_tx_space(r->ep) == 0)
