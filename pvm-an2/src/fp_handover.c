@@ -1,4 +1,4 @@
-/* fp_handover.c — a failed VC's stream finished over the daemon route: nothing lost while both tasks live. */
+/* fp_handover.c — a failed VC's stream finished over the daemon route, so that nothing is lost. */
 /* When a pair's VC fails (an2d gone, a link cut, a peer silent for 15 s, a protocol error),
  * each side sends the other, by the daemon route and in order, every PDU of a whole message
  * that the other has not acknowledged (FP_TAG_PDU), then END with the number after the last.

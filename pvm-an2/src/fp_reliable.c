@@ -1,4 +1,4 @@
-/* fp_reliable.c — nothing lost on an open VC: sequence numbers, acknowledgements, selective repeat. */
+/* fp_reliable.c — nothing lost on an open VC: sequence numbers, acks, selective repeat. */
 /* Each direction of a VC numbers its DATA PDUs from 0. The receiver takes them in order: a
  * duplicate is dropped (and acknowledged), a later one is kept (its receive block) until those
  * before it have come, and a gap or a damaged PDU (CRC or length error) is answered by a NAK
