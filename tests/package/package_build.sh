@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # package_build: scripts/package.sh builds the Debian package into $AN2_PACKAGE_DIR (lintian
 # must report no error: package.sh fails otherwise); its file list must hold everything
-# `cmake --install` installs, and its libraries must start the installed an2d.
+# `cmake --install` installs, and its libraries must start the installed an2d; the system
+# an2d's systemd units are shipped, pointing at it, and neither enabled nor started.
 set -euo pipefail
 if [ "${AN2_SANITIZE:-OFF}" = ON ]; then
 	echo "skipped in a sanitizer build: the package is a plain build that scripts/package.sh" \
@@ -31,6 +32,7 @@ want=(
 	/usr/share/man/man8/an2d.8.gz /usr/share/man/man8/an2switch.8.gz
 	/usr/share/man/man1/an2stat.1.gz /usr/share/man/man1/an2run.1.gz
 	/usr/share/man/man7/libpvm3-an2.7.gz
+	/lib/systemd/system/an2d.service /lib/systemd/system/an2d.socket
 )
 missing=()
 for f in "${want[@]}"; do grep -qxF "$f" <<< "$files" || missing+=("$f"); done
@@ -48,4 +50,16 @@ for so in $lib/libpvm3-an2.so.0 $lib/pvm3-an2/dropin/libpvm3.so.3 $lib/liban2.so
 	paths=$(strings "$root$so" | grep -E '/an2d$') || true
 	[ "$paths" = /usr/sbin/an2d ] || fail "$so would start: ${paths:-no an2d}"
 done
+# the system an2d's units: the installed an2d, the socket where clients look; not enabled
+grep -qx 'ExecStart=/usr/sbin/an2d --system' "$root/lib/systemd/system/an2d.service" ||
+	fail "an2d.service does not start /usr/sbin/an2d --system"
+grep -qx 'ListenSequentialPacket=/run/an2d/an2d.sock' "$root/lib/systemd/system/an2d.socket" ||
+	fail "an2d.socket does not listen at /run/an2d/an2d.sock"
+ctl=$(mktemp -d "$AN2_TEST_TMP/ctl.XXXXXX")
+dpkg-deb -e "$deb" "$ctl"
+if grep -qs 'deb-systemd-helper enable\|deb-systemd-invoke start' "$ctl/postinst"; then
+	rm -rf "$ctl"
+	fail "the package enables or starts the system an2d"
+fi
+rm -rf "$ctl"
 echo "package $(basename "$deb"): ${#want[@]} required files present, an2d path /usr/sbin/an2d"
