@@ -116,8 +116,8 @@ cat "$T/limits.out"
 # SIGKILL of uid A's two tasks: uid B's ping-pong goes on, checked PDU by PDU
 wait_for "$T/b.out" "^second 2 "
 before=$(awk '/^second/ { n = $4 } END { print n + 0 }' "$T/b.out")
-pkill -KILL -P $PA || true
-kill -KILL $PA
+kids=$(pgrep -P $PA) || true
+kill -KILL $PA $kids 2>/dev/null || true   # (one may already have died of the other's death)
 wait $PA 2>/dev/null || true
 for _ in $(seq 60); do
 	endpoints_of | awk -v a=$UA '$2 == a' | grep -q . || break
@@ -161,6 +161,11 @@ meet() { # meet UID1 UID2 ok|refused
 	wait_for "$T/m2.out" "^endpoint"
 	awk '/^endpoint/ { print $2 }' "$T/m1.out" > "$T/m1.id"
 	awk '/^endpoint/ { print $2 }' "$T/m2.out" > "$T/m2.id"
+	if [ "$3" = refused ]; then
+		wait_for "$T/m1.out" "^refused"
+		wait_for "$T/m2.out" "^refused"
+		touch "$T/m1.id.done" "$T/m2.id.done"
+	fi
 	wait $p1 || fail "uid $1: $(cat "$T/m1.out")"
 	wait $p2 || fail "uid $2: $(cat "$T/m2.out")"
 	echo "uids $1 and $2: $(tail -n 1 "$T/m1.out")"

@@ -7,7 +7,7 @@
  *                       free to take; a VC to PEER is refused (-EACCES) with the reason
  *   meet PEERFILE ok|refused   prints "endpoint ID", reads the peer's id from PEERFILE, asks
  *                       for a VC to it and expects it to open (and a PDU to cross each way)
- *                       or be refused
+ *                       or be refused (then it keeps its endpoint until PEERFILE.done is there)
  *   limits SOCKET       this uid's limits (an2d --max-user-endpoints 3 --max-user-vcs 2
  *                       --max-user-mem 16M --max-user-clients 8): each refused with -EDQUOT or
  *                       -EUSERS and a reason naming the limit */
@@ -179,6 +179,13 @@ static int meet(const char *peer_file, bool expect_ok)
         if (rc != -EACCES)
             FAIL("VC to %u gave %d (%s), not -EACCES", peer, rc, an2_strerror(rc));
         printf("refused: %s: %s\n", an2_strerror(rc), an2_error_detail());
+        fflush(stdout);
+        /* open until the peer has been refused too (else it would see no endpoint at all):
+         * the test makes PEERFILE.done then */
+        char done[4096];
+        snprintf(done, sizeof done, "%s.done", peer_file);
+        for (int i = 0; i < 200 && access(done, F_OK) != 0; i++)
+            usleep(50000);
         an2_close(ep);
         return 0;
     }
