@@ -455,8 +455,9 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
     int fds[3] = {memfd, c->kick_fd, c->irq_fd};
     drv_send(c, &r, sizeof r, fds, 3);
     close(memfd); /* an2d keeps only its mapping */
-    an2d_log("endpoint %u opened by pid %d: %u VCs, buffer area %llu bytes", c->endpoint_id,
-             (int)c->pid, c->max_vcs, (unsigned long long)c->buf_size);
+    an2d_log("endpoint %u opened by pid %d (uid %u): %u VCs, buffer area %llu bytes",
+             c->endpoint_id, (int)c->pid, (unsigned)c->uid, c->max_vcs,
+             (unsigned long long)c->buf_size);
     return;
 fail_errno:
     err = errno;
