@@ -119,7 +119,7 @@ before=$(awk '/^second/ { n = $4 } END { print n + 0 }' "$T/b.out")
 kids=$(pgrep -P $PA) || true
 kill -KILL $PA $kids 2>/dev/null || true   # (one may already have died of the other's death)
 wait $PA 2>/dev/null || true
-for _ in $(seq 60); do
+for _ in $(seq 200); do
 	endpoints_of | awk -v a=$UA '$2 == a' | grep -q . || break
 	sleep 0.05
 done
