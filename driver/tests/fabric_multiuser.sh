@@ -10,7 +10,8 @@
 # 2. started on demand (--daemon) with --allow-vc for two uids: these two meet over a VC, a
 #    third is refused; the directory and socket modes an2d makes; clients refuse a directory
 #    others may write and a server that is not root (no byte sent to it); without a system
-#    an2d a client uses its per-user socket.
+#    an2d a client uses its per-user socket; an2d --system refuses a non-root uid, --switch
+#    and a passed descriptor that is not one listening SOCK_SEQPACKET socket.
 set -euo pipefail
 
 if [ "$(id -u)" != 0 ]; then
@@ -196,6 +197,21 @@ echo "clients refused: $(head -n 1 "$T/dir.out"); $(head -n 1 "$T/imp-client.out
 # no system an2d there: the per-user socket, as before
 AN2_SYSTEM_DIR=$T/none as $UA "$BIN/an2stat" > "$T/peruser.out" 2>&1 || true
 grep -q "$T/an2d.$UA/an2d.sock" "$T/peruser.out" || fail "not the per-user socket: $(cat "$T/peruser.out")"
+
+# what an2d refuses at start, each with its reason (no directory made)
+refused() { # refused TEXT CMD...: CMD fails and says TEXT
+	local out
+	out=$("${@:2}" 2>&1) && fail "accepted: ${*:2}"
+	grep -q -- "$1" <<< "$out" || fail "no '$1' from ${*:2}: $out"
+}
+refused "must run as root" as $UA "$BIN/an2d" --system --socket-dir "$T/x"
+refused "no --switch" "$BIN/an2d" --system --switch 127.0.0.1:1 --socket-dir "$T/x"
+refused "not a listening Unix SOCK_SEQPACKET" \
+	bash -c 'exec 3</dev/null; LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" --system --socket-dir "$1"' \
+	"$BIN/an2d" "$T/x"
+refused "passed 2 descriptors" \
+	bash -c 'LISTEN_PID=$$ LISTEN_FDS=2 exec "$0" --system --socket-dir "$1"' "$BIN/an2d" "$T/x"
+[ ! -e "$T/x" ] || fail "a refused an2d made $T/x"
 
 "$BIN/an2d" --stop --system || fail "root could not stop the on-demand system an2d"
 [ ! -e "$SYS2" ] || fail "the on-demand an2d left $(ls -A "$SYS2")"
