@@ -67,7 +67,8 @@ struct an2_ctl_reply {
 static_assert(sizeof(struct an2_ctl_reply) == 144, "reply layout");
 
 /* R_STATS: one message = header, nports port records, nendpoints endpoint records, then nvcs
- * VC records (each VC record names its endpoint). */
+ * VC records (each VC record names its endpoint). A system an2d (serving every uid) answers a
+ * task of another uid than root with its own uid's endpoints and VCs only, and no ports. */
 struct an2_stat_hdr {
     uint32_t magic;
     uint16_t version;
@@ -96,6 +97,8 @@ struct an2_stat_ep {
     uint64_t buf_size, portion_size;
     uint32_t name;                /* REGISTER's name (a PVM tid), 0 if none */
     uint32_t lingering;           /* 1: its task has gone; queued transmits still go out */
+    uint32_t uid;                 /* its task's uid */
+    uint32_t reserved;
 };
 
 struct an2_stat_vc {

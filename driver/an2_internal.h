@@ -36,7 +36,20 @@ struct an2_ep {
     struct an2_ep *fork_next;            /* an2_fork.c's list of open endpoints */
 };
 
-/* an2_sockpath.c. A new connection to an2d's control socket at path, after checking its
+/* The system an2d's directory unless $AN2_SYSTEM_DIR names another (tests). */
+#define AN2_SYSTEM_DIR_DEFAULT "/run/an2d"
+/* an2_sockpath.c. The system an2d's socket: ${AN2_SYSTEM_DIR:-/run/an2d}/an2d.sock. */
+int an2_system_socket_path(char *buf, size_t len);
+/* The socket a client uses: $AN2_SOCKET; else the system an2d's if something is at its path
+ * (and PVM_VMID is not set: an isolated setup keeps its own an2d), *system then true; else
+ * an2_socket_path's. 0 or -ENAMETOOLONG. */
+int an2_ctl_target(char *buf, size_t len, bool *system);
+/* As an2_ctl_connect, for the system an2d: its directory must be root's and writable by
+ * nobody else, and the server must run as root. */
+int an2_ctl_connect_system(const char *path);
+/* As an2_dir_check for the system an2d's directory (see an2_ctl_connect_system). */
+int an2_dir_check_system(const char *dir);
+/* A new connection to an2d's control socket at path, after checking its
  * directory (an2_dir_check) and, before anything is sent, that the server runs as us or as
  * root: fd, or -errno with the reason in an2_error_detail (-EPERM: not to be trusted). */
 int an2_ctl_connect(const char *path);

@@ -80,8 +80,17 @@ static int start_an2d(const char *path)
     return -ECONNREFUSED;
 }
 
-static int connect_or_start(const char *path, bool autostart)
+static int connect_or_start(const char *path, bool system, bool autostart)
 {
+    if (system) { /* root runs it (a systemd socket, or on demand): never started here */
+        int fd = an2_ctl_connect_system(path);
+        if (fd == -ECONNREFUSED) {
+            char text[128];
+            snprintf(text, sizeof text, "the system an2d at %.80s does not answer", path);
+            an2_set_detail(text);
+        }
+        return fd;
+    }
     int fd = an2_ctl_connect(path);
     if (fd >= 0 || !autostart || (fd != -ENOENT && fd != -ECONNREFUSED))
         return fd;
@@ -212,10 +221,10 @@ static int setup_rings(an2_ep *ep)
 }
 
 /* an2_open on the control socket at path. */
-static int open_at(const struct an2_open_params *p, const char *path, bool autostart,
-                   an2_ep **out)
+static int open_at(const struct an2_open_params *p, const char *path, bool system,
+                   bool autostart, an2_ep **out)
 {
-    int fd = connect_or_start(path, autostart);
+    int fd = connect_or_start(path, system, autostart);
     if (fd < 0) {
         if (!detail[0]) {
             char text[128];
@@ -276,17 +285,26 @@ int an2_open(const struct an2_open_params *params, an2_ep **out)
     const struct an2_open_params *p = params ? params : &none;
     detail[0] = 0;
     char path[108];
-    if (an2_socket_path(path, sizeof path) != 0) {
+    bool system;
+    if (an2_ctl_target(path, sizeof path, &system) != 0) {
         an2_set_detail("control socket path too long (set AN2_SOCKET)");
         return -ENAMETOOLONG;
     }
     bool autostart = !p->no_autostart && !getenv("AN2_NO_AUTOSTART");
-    int rc = open_at(p, path, autostart, out);
+    int rc = open_at(p, path, system, autostart, out);
+    /* the system an2d's socket went as we came (its an2d stopped): our own, as without one */
+    if (rc == -ENOENT && system) {
+        detail[0] = 0;
+        system = false;
+        if (an2_socket_path(path, sizeof path) != 0)
+            return -ENAMETOOLONG;
+        rc = open_at(p, path, system, autostart, out);
+    }
     /* -ECONNRESET: closed without a word, as by an an2d that was stopping (no client for a
      * while) as we came: once more, starting another */
-    if (rc == -ECONNRESET && autostart) {
+    if (rc == -ECONNRESET && autostart && !system) {
         detail[0] = 0;
-        rc = open_at(p, path, autostart, out);
+        rc = open_at(p, path, system, autostart, out);
     }
     return rc;
 }

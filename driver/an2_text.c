@@ -66,6 +66,8 @@ const char *an2_strerror(int err)
     case EPROTO: return "control protocol error with an2d";
     case ENAMETOOLONG: return "control socket path too long";
     case EIO: return "the controller broke the report ring";
+    case EACCES: return "that endpoint belongs to another user";
+    case EDQUOT: return "over this user's limit on the system an2d";
     default: return strerror(-err);
     }
 }

@@ -78,11 +78,15 @@ static int claim_dir(struct an2d_files *f)
     if (an2_dir_of(f->sock.path, f->dir, sizeof f->dir) != 0)
         return say(f->sock.path, ENAMETOOLONG);
     for (int attempt = 0; attempt < 3; attempt++) {
-        if (mkdir(f->dir, 0700) == 0)
+        /* (chmod: the umask must not take the system an2d's directory from its users) */
+        if (mkdir(f->dir, 0700) == 0) {
             f->dir_made = true;
-        else if (errno != EEXIST)
+            if (f->system && chmod(f->dir, 0755) != 0)
+                return say(f->dir, errno);
+        } else if (errno != EEXIST) {
             return say(f->dir, errno);
-        int rc = an2_dir_check(f->dir);
+        }
+        int rc = f->system ? an2_dir_check_system(f->dir) : an2_dir_check(f->dir);
         if (rc != 0) {
             fprintf(stderr, "an2d: %s\n", an2_error_detail());
             errno = -rc;
@@ -132,6 +136,9 @@ int an2d_files_claim(struct an2d_files *f)
     mode_t old = umask(0077);
     int rc = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof sa);
     umask(old);
+    /* every user connects to the system an2d (it checks each client's uid itself) */
+    if (rc == 0 && f->system)
+        rc = chmod(f->sock.path, 0666);
     if (rc != 0 || listen(fd, 128) != 0 || lstat(f->sock.path, &st) != 0) {
         int e = errno;
         fprintf(stderr, "an2d: %s: %s\n", f->sock.path, strerror(e));

@@ -18,14 +18,18 @@ struct an2d_files {
     struct an2d_file sock, lock, pid, log; /* sock, pid and log paths are set by the caller */
     char dir[PATH_MAX];                    /* the socket's directory */
     bool dir_made;                         /* we created it: removed at the end if empty */
+    bool system;                           /* the system an2d's: a directory root alone may
+                                            * write (mode 0755), a socket every user may
+                                            * connect to (0666); set by the caller */
     int lock_fd;
 };
 
 /* "<sock without .sock><ext>": the default name of a file beside the socket. */
 void an2d_derived_path(char *out, size_t len, const char *sock, const char *ext);
 
-/* Makes the socket's directory if missing (mode 0700) and checks it (no symlink, ours or
- * root's, not writable by others unless sticky), takes the single-instance lock, replaces a
+/* Makes the socket's directory if missing (mode 0700; system: 0755) and checks it (no
+ * symlink, ours or root's, not writable by others unless sticky; system: root's and writable
+ * by nobody else), takes the single-instance lock, replaces a
  * stale socket of ours and binds. Returns the listening fd, or -1 with errno EWOULDBLOCK
  * (another an2d holds the lock) or another errno (said on stderr). */
 int an2d_files_claim(struct an2d_files *f);

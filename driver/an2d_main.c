@@ -1,9 +1,11 @@
 /* an2d_main.c — the AN2 daemon: options, daemonising, descriptor budget; builds the switch,
- * the controller and the driver around the control socket, then runs the loop. */
+ * the controller and the driver around the control socket (its own, or one passed by socket
+ * activation), then runs the loop. One per user by default, or the system one for all. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +13,16 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "an2.h"
 #include "an2_capture.h"
 #include "an2_credit_window.h"
+#include "an2_internal.h"
 #include "an2_switch.h"
+#include "an2d_activation.h"
 #include "an2d_files.h"
 #include "an2d_log.h"
 #include "an2d_loop.h"
@@ -47,6 +52,8 @@ struct options {
     uint32_t vc_credits;
     bool derive_window;           /* the uplink's window from its round trip (no --vc-credits) */
     bool daemonise, stop;
+    bool system;              /* --system: serves every uid (limits.multiuser) */
+    int activated_fd;         /* the listening socket socket activation passed, or -1 */
     struct an2_driver_limits limits;
     uint64_t spin_us, yield_us, pace_spin_us, hold_us;
     const char *switch_addr;  /* the fabric's switch, or NULL: this host alone */
@@ -58,6 +65,16 @@ static void usage(FILE *f)
             "usage: an2d [options]      the AN2 fabric daemon (driver, OTTO controller, switch)\n"
             "  -d, --daemon             detach and run in the background (default: foreground)\n"
             "      --stop               stop the an2d at the socket and wait until it is gone\n"
+            "      --system             the system an2d, serving every user (root only): at\n"
+            "                           DIR/an2d.sock, or on the socket passed by systemd's\n"
+            "                           socket activation (LISTEN_FDS)\n"
+            "      --socket-dir DIR     the system an2d's directory (default $AN2_SYSTEM_DIR,\n"
+            "                           else /run/an2d); root's, writable by root alone\n"
+            "      --allow-vc UID:UID   system an2d: these two uids may open VCs to each\n"
+            "                           other (repeatable; default: a VC joins one uid)\n"
+            "      --max-user-clients N, --max-user-endpoints N, --max-user-vcs N (VC ends),\n"
+            "      --max-user-mem BYTES  system an2d: limits of each uid (default 256, 256,\n"
+            "                           4096, 1G)\n"
             "  -s, --socket PATH        control socket (default: $AN2_SOCKET, else\n"
             "                           ${PVM_TMP:-/tmp}/an2d.<uid>[.<PVM_VMID>]/an2d.sock)\n"
             "      --pid-file PATH      default: socket path with .pid for .sock\n"
@@ -126,7 +143,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_STOP = 256, O_PID, O_LOG, O_CAPTURE, O_BER, O_LOSS, O_SEED, O_BUF, O_MAXBUF,
            O_DESC, O_VCS, O_MAXVCS, O_CLIENTS, O_CREDITS, O_SPIN, O_YIELD, O_PACE_SPIN, O_HOLD,
-           O_IDLE_EXIT, O_KEEP_LOG, O_SWITCH };
+           O_IDLE_EXIT, O_KEEP_LOG, O_SWITCH, O_SYSTEM, O_SOCKET_DIR, O_ALLOW_VC,
+           O_USER_CLIENTS, O_USER_EPS, O_USER_VCS, O_USER_MEM };
     static const struct option longopts[] = {
         {"daemon", no_argument, 0, 'd'},       {"stop", no_argument, 0, O_STOP},
         {"socket", required_argument, 0, 's'}, {"pid-file", required_argument, 0, O_PID},
@@ -144,6 +162,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"idle-exit", required_argument, 0, O_IDLE_EXIT},
         {"keep-log", no_argument, 0, O_KEEP_LOG},
         {"switch", required_argument, 0, O_SWITCH},
+        {"system", no_argument, 0, O_SYSTEM},
+        {"socket-dir", required_argument, 0, O_SOCKET_DIR},
+        {"allow-vc", required_argument, 0, O_ALLOW_VC},
+        {"max-user-clients", required_argument, 0, O_USER_CLIENTS},
+        {"max-user-endpoints", required_argument, 0, O_USER_EPS},
+        {"max-user-vcs", required_argument, 0, O_USER_VCS},
+        {"max-user-mem", required_argument, 0, O_USER_MEM},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     *o = (struct options){
@@ -152,9 +177,12 @@ static int parse_options(int argc, char **argv, struct options *o)
         .limits = {.default_buf_size = 4u << 20, .max_buf_size = 256u << 20,
                    .max_desc_mem = 16u << 20, .default_vcs = 64, .max_vcs = 1024,
                    .default_tx_slots = 256, .max_tx_slots = 4096, .default_rx_slots = 64,
-                   .max_rx_slots = 1024, .max_clients = DEFAULT_MAX_CLIENTS},
+                   .max_rx_slots = 1024, .max_clients = DEFAULT_MAX_CLIENTS,
+                   .max_user_clients = 256, .max_user_endpoints = 256,
+                   .max_user_vc_ends = 4096, .max_user_mem = 1ull << 30},
+        .activated_fd = -1,
     };
-    const char *socket_opt = NULL, *pid_opt = NULL, *log_opt = NULL;
+    const char *socket_opt = NULL, *pid_opt = NULL, *log_opt = NULL, *dir_opt = NULL;
     bool vcs_given = false, buf_given = false, credits_given = false;
     int c;
     while ((c = getopt_long(argc, argv, "ds:r:h", longopts, NULL)) != -1) {
@@ -203,6 +231,24 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case O_KEEP_LOG: o->keep_log = true; break;
         case O_SWITCH: o->switch_addr = optarg; break;
+        case O_SYSTEM: o->system = true; break;
+        case O_SOCKET_DIR: dir_opt = optarg; break;
+        case O_ALLOW_VC: {
+            struct an2_driver_limits *L = &o->limits;
+            unsigned a, b;
+            char tail;
+            ok = L->nallow < sizeof L->allow_vc / sizeof L->allow_vc[0] &&
+                 sscanf(optarg, "%u:%u%c", &a, &b, &tail) == 2;
+            if (ok) {
+                L->allow_vc[L->nallow].a = a;
+                L->allow_vc[L->nallow++].b = b;
+            }
+            break;
+        }
+        case O_USER_CLIENTS: ok = parse_u32(optarg, &o->limits.max_user_clients); break;
+        case O_USER_EPS: ok = parse_u32(optarg, &o->limits.max_user_endpoints); break;
+        case O_USER_VCS: ok = parse_u32(optarg, &o->limits.max_user_vc_ends); break;
+        case O_USER_MEM: ok = parse_u64(optarg, &o->limits.max_user_mem); break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }
@@ -215,8 +261,24 @@ static int parse_options(int argc, char **argv, struct options *o)
         fprintf(stderr, "an2d: unexpected argument '%s'\n", argv[optind]);
         return -1;
     }
-    if (!o->switch_addr && getenv("AN2_SWITCH") && *getenv("AN2_SWITCH"))
+    if (!o->switch_addr && getenv("AN2_SWITCH") && *getenv("AN2_SWITCH") && !o->system)
         o->switch_addr = getenv("AN2_SWITCH");
+    if (o->system && (socket_opt || o->switch_addr)) {
+        /* (the fabric's signalling carries no uid: across hosts nothing could be checked) */
+        fprintf(stderr, "an2d: --system takes --socket-dir, not --socket; and no --switch: "
+                        "VCs across hosts would carry no uid to check\n");
+        return -1;
+    }
+    if (!o->system && (dir_opt || o->limits.nallow)) {
+        fprintf(stderr, "an2d: --socket-dir and --allow-vc are for the system an2d (--system)\n");
+        return -1;
+    }
+    if (o->system && !o->stop && geteuid() != 0) {
+        fprintf(stderr, "an2d: --system serves every user and must run as root\n");
+        return -1;
+    }
+    o->limits.multiuser = o->system;
+    o->files.system = o->system;
     /* across hosts a VC's credits must cover a link's round trip (hundreds of microseconds
      * here, with the processes' wake-ups) at its rate, and a whole 64 KiB PDU (1366 cells):
      * the uplink's window is derived from its measured round trip (an2_credit_window.h) */
@@ -237,7 +299,15 @@ static int parse_options(int argc, char **argv, struct options *o)
         return -1;
     }
     struct an2d_files *f = &o->files;
-    if (socket_opt) {
+    if (o->system) {
+        if (dir_opt)
+            snprintf(f->sock.path, sizeof f->sock.path, "%s/an2d.sock", dir_opt);
+        if (dir_opt ? strlen(dir_opt) + 10 >= sizeof(((struct sockaddr_un *)0)->sun_path)
+                    : an2_system_socket_path(f->sock.path, sizeof f->sock.path) != 0) {
+            fprintf(stderr, "an2d: --socket-dir: path too long\n");
+            return -1;
+        }
+    } else if (socket_opt) {
         if (strlen(socket_opt) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
             fprintf(stderr, "an2d: socket path too long\n");
             return -1;
@@ -366,19 +436,23 @@ static int serve(struct options *o, int listen_fd, int ready_fd)
         L.uplink = &up;
     }
 
-    int rc = an2d_files_write_pid(&o->files);
+    /* (a passed socket is its passer's: no pid file, and its path is not ours to watch) */
+    int rc = o->activated_fd >= 0 ? 0 : an2d_files_write_pid(&o->files);
     if (rc != 0) {
         an2d_log("pid file %s: %s", o->files.pid.path,
                  rc == -EPERM ? "not a regular file of ours with one link" : strerror(-rc));
         goto out;
     }
-    L.files = &o->files;
+    L.files = o->activated_fd >= 0 ? NULL : &o->files;
     L.idle_exit_ns = o->idle_exit_s * 1000000000u;
     if (o->cells_per_second > 0)
         an2d_log("serving at %s, link rate %.1f cells/s", o->files.sock.path,
                  o->cells_per_second);
     else
         an2d_log("serving at %s, link unpaced", o->files.sock.path);
+    if (o->system)
+        an2d_log("the system an2d: serving every user; a VC joins endpoints of one uid%s",
+                 o->limits.nallow ? " (or of a pair --allow-vc names)" : "");
     if (ready_fd >= 0) {
         char ok = 0;
         ssize_t w = write(ready_fd, &ok, 1);
@@ -448,28 +522,65 @@ static int daemonise(struct options *o, int *ready_fd)
     return 0;
 }
 
+/* Serves on the socket systemd (or whoever follows its protocol) passed: no lock, pid file
+ * or socket of our own to make or remove, the log on stderr (the journal). */
+static int serve_activated(struct options *o)
+{
+    struct sockaddr_un sa;
+    socklen_t sl = sizeof sa;
+    if (getsockname(o->activated_fd, (struct sockaddr *)&sa, &sl) == 0 &&
+        sl > offsetof(struct sockaddr_un, sun_path) && sa.sun_path[0])
+        snprintf(o->files.sock.path, sizeof o->files.sock.path, "%.*s",
+                 (int)(sl - offsetof(struct sockaddr_un, sun_path)), sa.sun_path);
+    if (o->files.log.path[0]) {
+        int log_fd = an2d_files_open_log(&o->files);
+        if (log_fd < 0)
+            return 1;
+        an2d_log_set_fd(log_fd);
+    }
+    an2d_log("socket activation: listening socket passed as descriptor %d", o->activated_fd);
+    int status = serve(o, o->activated_fd, -1);
+    close(o->activated_fd);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
+    char why[160];
+    int activated = an2d_activation_fd(why, sizeof why);
     /* A task that starts us may leak descriptors (PVM sockets, pipes): hold none of them. */
-    close_range(3, ~0u, 0);
+    close_range(activated >= 0 ? AN2D_ACTIVATION_FD + 1 : 3, ~0u, 0);
+    if (activated == -2) {
+        fprintf(stderr, "an2d: %s\n", why);
+        return 1;
+    }
     struct options o;
     if (parse_options(argc, argv, &o) != 0)
         return 2;
+    o.activated_fd = activated;
+    if (activated >= 0 && (!o.system || o.daemonise || o.stop)) {
+        fprintf(stderr, "an2d: a socket passed by socket activation is served by an2d "
+                        "--system in the foreground\n");
+        return 2;
+    }
     if (o.stop) {
-        int rc = an2d_stop(o.files.sock.path, 10000);
+        int rc = an2d_stop(o.files.sock.path, o.system, 10000);
         if (rc == -ENOENT || rc == -ECONNREFUSED) {
             fprintf(stderr, "an2d: no an2d listening at %s\n", o.files.sock.path);
             return 1;
         }
         if (rc != 0) {
+            const char *why_not = rc == -EPERM ? an2_error_detail() : "";
             fprintf(stderr, "an2d: stopping the an2d at %s: %s\n", o.files.sock.path,
-                    rc == -EPERM ? an2_error_detail() : strerror(-rc));
+                    *why_not ? why_not : strerror(-rc));
             return 1;
         }
         return 0;
     }
     if (fit_descriptor_budget(&o) != 0)
         return 2;
+    if (activated >= 0)
+        return serve_activated(&o);
     int listen_fd = an2d_files_claim(&o.files);
     if (listen_fd < 0) {
         if (errno == EWOULDBLOCK) {

@@ -31,9 +31,9 @@ static bool still_running(pid_t pid)
     return strstr(buf, "(an2d)") != NULL;
 }
 
-int an2d_stop(const char *path, int timeout_ms)
+int an2d_stop(const char *path, bool system, int timeout_ms)
 {
-    int fd = an2_ctl_connect(path);
+    int fd = system ? an2_ctl_connect_system(path) : an2_ctl_connect(path);
     if (fd < 0)
         return fd;
     struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
@@ -51,6 +51,13 @@ int an2d_stop(const char *path, int timeout_ms)
         if (poll(&p, 1, 10) <= 0)
             continue;
         ssize_t n = recv(fd, &r, sizeof r, 0);
+        if (n == (ssize_t)sizeof r && r.magic == AN2_CTL_MAGIC && r.op == AN2_CTL_R_STOP &&
+            r.status < 0) { /* refused (a system an2d stops for root only) */
+            r.detail[sizeof r.detail - 1] = 0;
+            an2_set_detail(r.detail);
+            rc = -EPERM;
+            break;
+        }
         if (n == (ssize_t)sizeof r && r.magic == AN2_CTL_MAGIC && r.op == AN2_CTL_R_STOP) {
             pid = r.pid;
             continue;

@@ -4,8 +4,9 @@
 
 #include <stdbool.h>
 
-/* Asks the an2d listening at path to stop; waits up to timeout_ms until it has exited.
- * 0, or -ECONNREFUSED/-ENOENT (none there), -ETIMEDOUT, -EPROTO. */
-int an2d_stop(const char *path, int timeout_ms);
+/* Asks the an2d listening at path (system: the system an2d's, whose server must be root) to
+ * stop; waits up to timeout_ms until it has exited. 0, or -ECONNREFUSED/-ENOENT (none there),
+ * -EPERM (refused; the reason in an2_error_detail), -ETIMEDOUT, -EPROTO. */
+int an2d_stop(const char *path, bool system, int timeout_ms);
 
 #endif

@@ -41,9 +41,9 @@ static uint32_t name_of(const struct an2_stat_ep *eps, uint32_t n, uint32_t endp
 }
 
 /* One STATS request on a connection of its own (an2_ctl_connect checks who serves it). */
-static int fetch(const char *path, char *buf, size_t len, size_t *got)
+static int fetch(const char *path, bool system, char *buf, size_t len, size_t *got)
 {
-    int fd = an2_ctl_connect(path);
+    int fd = system ? an2_ctl_connect_system(path) : an2_ctl_connect(path);
     if (fd < 0)
         return fd;
     struct an2_ctl_req q = {.magic = AN2_CTL_MAGIC, .version = AN2_CTL_VERSION,
@@ -128,13 +128,14 @@ int main(int argc, char **argv)
     }
     if (!ports && !eps && !vcs && !summary)
         ports = eps = vcs = true;
-    if (!path[0] && an2_socket_path(path, sizeof path) != 0) {
+    bool system = false;
+    if (!path[0] && an2_ctl_target(path, sizeof path, &system) != 0) {
         fprintf(stderr, "an2stat: control socket path too long\n");
         return 2;
     }
     char *buf = malloc(AN2_CTL_STATS_MAX);
     size_t got = 0;
-    int rc = buf ? fetch(path, buf, AN2_CTL_STATS_MAX, &got) : -ENOMEM;
+    int rc = buf ? fetch(path, system, buf, AN2_CTL_STATS_MAX, &got) : -ENOMEM;
     if (rc != 0) {
         const char *why = an2_error_detail();
         fprintf(stderr, "an2stat: %s: %s\n", path, *why ? why : an2_strerror(rc));
@@ -181,8 +182,8 @@ int main(int argc, char **argv)
                    (unsigned long long)s.drops);
     }
     if (eps)
-        printf("\nEndpoints\n%-9s %8s %8s %8s %14s %14s %-10s\n", "ENDPOINT", "PID", "VCS",
-               "MAX_VCS", "BUF_BYTES", "PORTION_BYTES", "TID");
+        printf("\nEndpoints\n%-9s %8s %8s %8s %14s %14s %-10s %s\n", "ENDPOINT", "PID", "VCS",
+               "MAX_VCS", "BUF_BYTES", "PORTION_BYTES", "TID", "UID");
     struct an2_stat_ep *names = calloc(h.nendpoints ? h.nendpoints : 1, sizeof *names);
     if (!names) {
         fprintf(stderr, "an2stat: out of memory\n");
@@ -198,9 +199,9 @@ int main(int argc, char **argv)
         if (s.lingering)
             snprintf(tid, sizeof tid, "(left)");
         if (eps)
-            printf("%-9u %8d %8u %8u %14llu %14llu %-10s\n", s.endpoint_id, s.pid, s.vcs_open,
-                   s.max_vcs, (unsigned long long)s.buf_size,
-                   (unsigned long long)s.portion_size, tid);
+            printf("%-9u %8d %8u %8u %14llu %14llu %-10s %u\n", s.endpoint_id, s.pid,
+                   s.vcs_open, s.max_vcs, (unsigned long long)s.buf_size,
+                   (unsigned long long)s.portion_size, tid, s.uid);
     }
     if (vcs)
         printf("\nVCs (controller counters of this end; switch counters of its cells; the task's "

@@ -209,10 +209,17 @@ int an2_driver_accept(struct an2_driver *drv, int listen_fd)
             close(fd);
             continue;
         }
-        if (cred.uid != geteuid()) {
+        if (cred.uid != geteuid() && !drv->limits.multiuser) {
             an2d_log_limited(&refuse_limit, "refused pid %d: uid %u is not an2d's uid %u",
                              (int)cred.pid, (unsigned)cred.uid, (unsigned)geteuid());
             close(fd);
+            continue;
+        }
+        char detail[96];
+        int over = drv_user_connection_check(drv, cred.uid, detail, sizeof detail);
+        if (over != 0) {
+            an2d_log_limited(&refuse_limit, "refused pid %d: %s", (int)cred.pid, detail);
+            refuse_connection(fd, -over, detail);
             continue;
         }
         uint32_t slot = 0;
@@ -220,7 +227,6 @@ int an2_driver_accept(struct an2_driver *drv, int listen_fd)
                (drv->clients[slot].fd >= 0 || drv->clients[slot].lingering))
             slot++;
         if (slot == drv->limits.max_clients) {
-            char detail[96];
             snprintf(detail, sizeof detail, "an2d serves %u clients already (--max-clients)",
                      (unsigned)drv->limits.max_clients);
             an2d_log_limited(&refuse_limit, "refused pid %d: %s", (int)cred.pid, detail);
@@ -240,6 +246,7 @@ int an2_driver_accept(struct an2_driver *drv, int listen_fd)
         c->fd = fd;
         c->kick_fd = c->irq_fd = -1;
         c->pid = cred.pid;
+        c->uid = cred.uid;
         c->last_request_ns = drv_now_ns();
     }
     return 0; /* more may wait: the listening socket is still readable */
@@ -382,6 +389,12 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
                     (unsigned long long)L->max_desc_mem);
         return;
     }
+    char over_detail[100];
+    rc = drv_user_open_check(drv, c, geo.portion_size, over_detail, sizeof over_detail);
+    if (rc != 0) {
+        refuse_open(c, -rc, "%s", over_detail);
+        return;
+    }
     release_eventfds(drv, c); /* those of an earlier OPEN that was refused */
     int err, memfd = -1;
     void *base = MAP_FAILED;
@@ -442,8 +455,9 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
     int fds[3] = {memfd, c->kick_fd, c->irq_fd};
     drv_send(c, &r, sizeof r, fds, 3);
     close(memfd); /* an2d keeps only its mapping */
-    an2d_log("endpoint %u opened by pid %d: %u VCs, buffer area %llu bytes", c->endpoint_id,
-             (int)c->pid, c->max_vcs, (unsigned long long)c->buf_size);
+    an2d_log("endpoint %u opened by pid %d (uid %u): %u VCs, buffer area %llu bytes",
+             c->endpoint_id, (int)c->pid, (unsigned)c->uid, c->max_vcs,
+             (unsigned long long)c->buf_size);
     return;
 fail_errno:
     err = errno;
@@ -465,6 +479,13 @@ static void handle_request(struct an2_driver *drv, uint32_t slot, const struct a
         handle_open(drv, slot, q);
     } else if (q->op == AN2_CTL_STATS) {
         drv_stats(drv, slot);
+    } else if (q->op == AN2_CTL_STOP && drv->limits.multiuser && c->uid != 0) {
+        struct an2_ctl_reply r;
+        drv_reply_init(&r, AN2_CTL_R_STOP, -EPERM);
+        snprintf(r.detail, sizeof r.detail, "only root stops the system an2d (it serves every "
+                 "user); uid %u may not", (unsigned)c->uid);
+        drv_send(c, &r, sizeof r, NULL, 0);
+        an2d_log("stop refused to pid %d of uid %u", (int)c->pid, (unsigned)c->uid);
     } else if (q->op == AN2_CTL_STOP) {
         struct an2_ctl_reply r;
         drv_reply_init(&r, AN2_CTL_R_STOP, 0);

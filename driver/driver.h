@@ -17,6 +17,14 @@ struct an2_driver_limits {
     uint32_t default_tx_slots, max_tx_slots;
     uint32_t default_rx_slots, max_rx_slots;
     uint32_t max_clients;                      /* control connections at once */
+    /* A system an2d serves every uid (multiuser): a VC joins endpoints of one uid (or of a
+     * pair in allow_vc), names are per uid, only root sees all in STATS or may STOP, and each
+     * uid has these limits. Without it only an2d's own uid is served. */
+    bool multiuser;
+    uint32_t max_user_clients, max_user_endpoints, max_user_vc_ends;
+    uint64_t max_user_mem;                     /* portion bytes of one uid's endpoints */
+    uint32_t nallow;
+    struct { uint32_t a, b; } allow_vc[16];    /* uid pairs that may open VCs to each other */
 };
 
 /* epoll data values below this are the event loop's own; from it on they are the driver's:

@@ -44,6 +44,7 @@ struct drv_client {
     bool     doomed;       /* a reply could not be sent: dropped after the current event */
     char     why[64];      /* why it is doomed, for the log */
     pid_t    pid;
+    uid_t    uid;          /* its task's uid (SO_PEERCRED) */
     uint64_t last_request_ns; /* accepted, or its last request (CLOCK_MONOTONIC) */
     uint32_t endpoint_id;  /* 0 until OPEN */
     uint32_t name;         /* REGISTER's name (a PVM tid), 0 if none */
@@ -221,6 +222,20 @@ void drv_rdrains_uplink_gone(struct an2_driver *drv);
 bool drv_remote_lookup(struct an2_driver *drv, uint32_t slot, uint32_t name);
 /* Endpoint c has just been named: answer the LOOKUPs for its name heard meanwhile. */
 void drv_remote_name_registered(struct an2_driver *drv, const struct drv_client *c);
+
+/* driver_users.c: a system an2d's rules between uids and its per-uid limits */
+/* Whether endpoints of uids a and b may be joined by a VC. */
+bool drv_uids_may_connect(const struct an2_driver *drv, uid_t a, uid_t b);
+/* Whether a task of uid sees the endpoint of client c (STATS, LOOKUP). */
+bool drv_uid_sees(const struct an2_driver *drv, uid_t uid, const struct drv_client *c);
+/* 0 if a new connection of uid fits its limit, else -EUSERS with the reason in detail. */
+int drv_user_connection_check(const struct an2_driver *drv, uid_t uid, char *detail, size_t len);
+/* 0 if one more endpoint of portion_size bytes fits c's uid's limits, else -EDQUOT. */
+int drv_user_open_check(const struct an2_driver *drv, const struct drv_client *c,
+                        uint64_t portion_size, char *detail, size_t len);
+/* 0 if one more VC end (open or asked for) fits c's uid's limit, else -EDQUOT. */
+int drv_user_vc_check(const struct an2_driver *drv, const struct drv_client *c, char *detail,
+                      size_t len);
 
 /* driver_names.c: REGISTER and LOOKUP */
 void drv_name_request(struct an2_driver *drv, uint32_t slot, const struct an2_ctl_req *q);

@@ -1,17 +1,19 @@
 /* driver_names.c — the endpoint registry: a task names its endpoint (a PVM task gives its tid)
  * so that peers can find the endpoint id to open a VC to; the name dies with the endpoint or
- * when the endpoint registers name 0. */
+ * when the endpoint registers name 0. A system an2d keeps a registry per uid. */
 #include <errno.h>
 #include <stdio.h>
 
 #include "an2d_log.h"
 #include "driver_internal.h"
 
-static struct drv_client *client_by_name(struct an2_driver *drv, uint32_t name)
+/* The endpoint of uid's namespace holding name (a system an2d keeps one per uid). */
+static struct drv_client *client_by_name(struct an2_driver *drv, uint32_t name, uid_t uid)
 {
     for (uint32_t i = 0; i < drv->limits.max_clients; i++) {
         struct drv_client *c = &drv->clients[i];
-        if (c->fd >= 0 && c->endpoint_id && !c->doomed && c->name == name)
+        if (c->fd >= 0 && c->endpoint_id && !c->doomed && c->name == name &&
+            (!drv->limits.multiuser || c->uid == uid))
             return c;
     }
     return NULL;
@@ -23,7 +25,7 @@ void drv_name_request(struct an2_driver *drv, uint32_t slot, const struct an2_ct
     struct an2_ctl_reply r;
     bool reg = q->op == AN2_CTL_REGISTER;
     drv_reply_init(&r, reg ? AN2_CTL_R_REGISTER : AN2_CTL_R_LOOKUP, 0);
-    struct drv_client *holder = q->name ? client_by_name(drv, q->name) : NULL;
+    struct drv_client *holder = q->name ? client_by_name(drv, q->name, c->uid) : NULL;
     if (q->name == 0 && reg) {
         c->name = 0;   /* the endpoint gives its name up (a task leaving PVM) */
     } else if (q->name == 0) {

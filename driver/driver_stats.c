@@ -78,8 +78,17 @@ void drv_stats(struct an2_driver *drv, uint32_t slot)
         h->uplink_rtt_ns = li.rtt_ns;
     }
     size_t off = sizeof *h;
+    /* a system an2d shows a task of another uid than root its own endpoints only: no ports
+     * (their counters sum every user's traffic), and its own VC ends and pending requests */
+    uid_t uid = drv->clients[slot].uid;
+    bool all = !drv->limits.multiuser || uid == 0;
+    if (!all) {
+        h->npending = h->nroutes = 0;
+        for (size_t i = 0; i < drv->npending; i++)
+            h->npending += drv->clients[drv->pending[i].from_slot].uid == uid;
+    }
 
-    for (unsigned p = 0; p < STAT_NPORTS; p++) {
+    for (unsigned p = 0; p < STAT_NPORTS && all; p++) {
         struct an2_port_counters pc;
         struct an2_stat_port *sp = (struct an2_stat_port *)(msg + off);
         if (an2_switch_port_counters(drv->sw, p, &pc) != 0)
@@ -93,7 +102,7 @@ void drv_stats(struct an2_driver *drv, uint32_t slot)
     }
     for (uint32_t i = 0; i < drv->limits.max_clients; i++) {
         const struct drv_client *c = &drv->clients[i];
-        if ((c->fd < 0 && !c->lingering) || !c->endpoint_id)
+        if ((c->fd < 0 && !c->lingering) || !c->endpoint_id || !drv_uid_sees(drv, uid, c))
             continue;
         if (off + sizeof(struct an2_stat_ep) > AN2_CTL_STATS_MAX) {
             h->truncated = 1;
@@ -103,17 +112,19 @@ void drv_stats(struct an2_driver *drv, uint32_t slot)
         *se = (struct an2_stat_ep){.endpoint_id = c->endpoint_id, .pid = c->pid,
                                    .max_vcs = c->max_vcs, .vcs_open = c->vcs_open,
                                    .buf_size = c->buf_size, .portion_size = c->size,
-                                   .name = c->name, .lingering = c->lingering};
+                                   .name = c->name, .lingering = c->lingering,
+                                   .uid = (uint32_t)c->uid};
         off += sizeof *se;
         h->nendpoints++;
     }
     for (uint32_t i = 0; i < drv->limits.max_clients && !h->truncated; i++) {
         const struct drv_client *c = &drv->clients[i];
-        if ((c->fd < 0 && !c->lingering) || !c->endpoint_id)
+        if ((c->fd < 0 && !c->lingering) || !c->endpoint_id || !drv_uid_sees(drv, uid, c))
             continue;
         for (uint32_t vc = 0; vc < c->max_vcs; vc++) {
             if (!c->vcs[vc].used)
                 continue;
+            h->nroutes += !all; /* (each VC end's cells take one route in) */
             if (off + sizeof(struct an2_stat_vc) > AN2_CTL_STATS_MAX) {
                 h->truncated = 1;
                 break;

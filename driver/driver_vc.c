@@ -152,6 +152,12 @@ void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
         drv_reply_vc(c, peer ? -EINVAL : -ESRCH, peer_id, 0, 0, detail);
         return;
     }
+    if (!drv_uids_may_connect(drv, c->uid, peer->uid)) {
+        snprintf(detail, sizeof detail, "endpoint %u belongs to another user: a VC joins "
+                 "endpoints of one uid on the system an2d", peer_id);
+        drv_reply_vc(c, -EACCES, peer_id, 0, 0, detail);
+        return;
+    }
     if (pending_find(drv, c->endpoint_id, peer_id) >= 0) {
         drv_reply_vc(c, -EALREADY, peer_id, 0, 0, "already asking that endpoint for a VC");
         return;
@@ -159,6 +165,10 @@ void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
     if (c->vcs_open + c->pending >= c->max_vcs) {
         snprintf(detail, sizeof detail, "VC limit of this endpoint reached (%u)", c->max_vcs);
         drv_reply_vc(c, -ENOSPC, peer_id, 0, 0, detail);
+        return;
+    }
+    if (drv_user_vc_check(drv, c, detail, sizeof detail) != 0) {
+        drv_reply_vc(c, -EDQUOT, peer_id, 0, 0, detail);
         return;
     }
     long match = pending_find(drv, peer_id, c->endpoint_id);

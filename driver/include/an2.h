@@ -22,12 +22,18 @@ extern "C" {
  * closed in the child, so it cannot keep them alive in an2d); it may only an2_close them.
  *
  * Control socket (where an2d listens): $AN2_SOCKET if set, else
+ *   ${AN2_SYSTEM_DIR:-/run/an2d}/an2d.sock         the system an2d (serving every uid), if
+ *                                                  its socket is there and PVM_VMID is unset
  *   ${PVM_TMP:-/tmp}/an2d.<uid>/an2d.sock          without PVM_VMID
  *   ${PVM_TMP:-/tmp}/an2d.<uid>.<vmid>/an2d.sock   with PVM_VMID=<vmid>
  * The socket's directory must not be another user's (nor writable by others unless sticky),
  * and the server must run as our uid or as root: otherwise an2_open fails with -EPERM and
- * says why (an2_error_detail) before sending a byte.
- * an2_open() starts an2d (daemonised) if none answers there, unless AN2_NO_AUTOSTART is set
+ * says why (an2_error_detail) before sending a byte. The system an2d's directory must be
+ * root's and writable by nobody else, and its server must run as root. On a system an2d a
+ * VC joins endpoints of one uid only (-EACCES otherwise, unless root allowed the pair), names
+ * are per uid, and each uid has limits on endpoints, VC ends and memory (-EDQUOT).
+ * an2_open() never starts the system an2d; it starts a per-user
+ * an2d (daemonised) if none answers there, unless AN2_NO_AUTOSTART is set
  * or params->no_autostart; the an2d program is $AN2D_PATH, else the one this library was
  * built with. It stops after $AN2D_IDLE_EXIT seconds (default 60) without a client.
  */
@@ -171,7 +177,8 @@ int an2_addr_parse(const char *text, uint16_t *itf, uint16_t *vpi, uint16_t *vci
  * linux-atm's notation (atm2text): 0, or -EINVAL if it does not fit in len. */
 int an2_host_nsap_format(char *buf, size_t len, uint32_t host_addr);
 
-/* The control socket path (rule above) into buf; -ENAMETOOLONG if it does not fit. */
+/* The per-user control socket path (rule above: $AN2_SOCKET, else under PVM_TMP) into buf;
+ * -ENAMETOOLONG if it does not fit. */
 int an2_socket_path(char *buf, size_t len);
 
 const char *an2_strerror(int err);          /* err: a negative errno from this API */

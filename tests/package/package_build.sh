@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # package_build: scripts/package.sh builds the Debian package into $AN2_PACKAGE_DIR (lintian
 # must report no error: package.sh fails otherwise); its file list must hold everything
-# `cmake --install` installs, and its libraries must start the installed an2d.
+# `cmake --install` installs, and its libraries must start the installed an2d; the system
+# an2d's systemd units are shipped, pointing at it, and neither enabled nor started.
 set -euo pipefail
 if [ "${AN2_SANITIZE:-OFF}" = ON ]; then
 	echo "skipped in a sanitizer build: the package is a plain build that scripts/package.sh" \
@@ -31,6 +32,7 @@ want=(
 	/usr/share/man/man8/an2d.8.gz /usr/share/man/man8/an2switch.8.gz
 	/usr/share/man/man1/an2stat.1.gz /usr/share/man/man1/an2run.1.gz
 	/usr/share/man/man7/libpvm3-an2.7.gz
+	/lib/systemd/system/an2d.service /lib/systemd/system/an2d.socket
 )
 missing=()
 for f in "${want[@]}"; do grep -qxF "$f" <<< "$files" || missing+=("$f"); done
@@ -45,7 +47,21 @@ mkdir -p "$root"
 trap 'rm -rf "$root"' EXIT
 dpkg-deb -x "$deb" "$root"
 for so in $lib/libpvm3-an2.so.0 $lib/pvm3-an2/dropin/libpvm3.so.3 $lib/liban2.so.0; do
-	paths=$(strings "$root$so" | grep -E '/an2d$') || true
+	paths=$(strings "$root$so" | grep -E '/an2d$' | grep -vx /run/an2d) || true  # (the system an2d's directory)
 	[ "$paths" = /usr/sbin/an2d ] || fail "$so would start: ${paths:-no an2d}"
 done
+# the system an2d's units: the installed an2d, the socket where clients look; not enabled
+grep -qx 'ExecStart=/usr/sbin/an2d --system' "$root/lib/systemd/system/an2d.service" ||
+	fail "an2d.service does not start /usr/sbin/an2d --system"
+grep -qx 'ListenSequentialPacket=/run/an2d/an2d.sock' "$root/lib/systemd/system/an2d.socket" ||
+	fail "an2d.socket does not listen at /run/an2d/an2d.sock"
+ctl=$(mktemp -d "$AN2_TEST_TMP/ctl.XXXXXX")
+dpkg-deb -e "$deb" "$ctl"
+# (debhelper's "don't enable" snippet re-enables only a unit the administrator had enabled)
+postinst=$(cat "$ctl/postinst" 2>/dev/null) || true
+rm -rf "$ctl"
+grep -q 'deb-systemd-helper debian-installed' <<< "$postinst" ||
+	fail "the package's postinst enables the system an2d"
+! grep -q 'deb-systemd-invoke start' <<< "$postinst" ||
+	fail "the package's postinst starts the system an2d"
 echo "package $(basename "$deb"): ${#want[@]} required files present, an2d path /usr/sbin/an2d"
