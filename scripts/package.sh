@@ -15,6 +15,7 @@ out=$(cd "$out" && pwd)
 
 work=$(mktemp -d "$out/.work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+export TMPDIR=$work   # (lintian leaves its mldbm-elf-* databases in TMPDIR: they go with it)
 mkdir "$work/pvm-an2"
 if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 	# (files deleted in the work tree but still tracked are skipped)
