@@ -27,8 +27,16 @@ run() {
 	fi
 }
 
-# cells <an2d socket>: the cells that have crossed the switch so far
-cells() { "$bin/an2stat" -p --socket "$1" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }'; }
+# cells <an2d socket>: the cells that have crossed the switch so far (a failed read is said)
+cells() {
+	local n
+	for _ in 1 2 3; do
+		n=$("$bin/an2stat" -p --socket "$1" 2>/dev/null |
+			awk '$1 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }') && { echo "$n"; return; }
+		sleep 0.1
+	done
+	pvm_env_fail "an2stat could not read an2d's counters at $1"
+}
 
 # own_an2d [options]: an an2d for the AN2 runs, its socket exported to the spawned tasks
 own_an2d() {
@@ -36,7 +44,12 @@ own_an2d() {
 	export AN2_SOCKET PVM_EXPORT=AN2_SOCKET
 	"$bin/an2d" --socket "$AN2_SOCKET" --log-file "$PVM_WORK/an2d.log" "$@" </dev/null >/dev/null 2>&1 &
 	AN2D_PID=$!
-	for _ in $(seq 100); do [ -S "$AN2_SOCKET" ] && return 0; sleep 0.05; done
+	# (serving, not only bound: cells() reads its counters at once, and set -e ends the test
+	# on a failed read)
+	for _ in $(seq 100); do
+		"$bin/an2stat" --summary --socket "$AN2_SOCKET" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
 	pvm_env_fail "an2d did not start"
 }
 stop_an2d() {
