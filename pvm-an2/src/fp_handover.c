@@ -133,8 +133,12 @@ int fp_route_flush(struct route *t)
 	return 0;
 }
 
-void fp_handover_discard(struct peer *p)
+void fp_handover_discard(struct fp_route *r, struct peer *p)
 {
+	if (p->handover_due) {
+		p->handover_due = 0;
+		r->handovers_due--;
+	}
 	while (p->handed) {
 		struct handed *h = p->handed;
 		p->handed = h->next;

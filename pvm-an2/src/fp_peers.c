@@ -61,7 +61,8 @@ int fp_route_peer_failed(struct route *t, int tid)
 				continue;
 			}
 			fp_peer_fail(r, p, NULL);
-			fp_handover_end(r, p, NULL);   /* (if it had a VC: its stream ends here) */
+			fp_handover_end(r, p, NULL);   /* (if it had a VC: its stream ends here, */
+			fp_handover_discard(r, p);     /* and ours to it has nobody to go to) */
 			if (p->error_pending || p->hd_head || p->ha_head || p->xh_head) {
 				pp = &p->next;
 				continue;

@@ -116,7 +116,7 @@ static void fp_route_close(struct route *t)
 			struct peer *p = r->peers[i];
 			r->peers[i] = p->next;
 			fp_rel_close(r, p);
-			fp_handover_discard(p);
+			fp_handover_discard(r, p);
 			free_held(&p->hd_head);
 			free_held(&p->ha_head);
 			free_held(&p->xh_head);

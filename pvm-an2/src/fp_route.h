@@ -244,7 +244,8 @@ void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why);
  * flush (all peers', or only's before a message to it), where no route is being read. */
 void fp_handover_capture(struct fp_route *r, struct peer *p);
 void fp_handover_flush(struct fp_route *r, struct peer *only);
-void fp_handover_discard(struct peer *p);   /* closing: what was not sent is dropped */
+/* what was not sent yet is dropped: we are closing, or the peer has gone */
+void fp_handover_discard(struct fp_route *r, struct peer *p);
 int fp_route_flush(struct route *t);         /* route_ops flush */
 void fp_handover_pdu(struct fp_route *r, struct msg *m);     /* FP_TAG_PDU (consumed) */
 void fp_handover_end_msg(struct fp_route *r, int src, int value);   /* FP_TAG_END [value] */

@@ -92,7 +92,7 @@ kill-receiver)
 	rc=0; wait "$parent" || rc=$?
 	cat out
 	grep "AN2 fast path" err || true
-	[ "$rc" -eq 0 ] || pvm_env_fail "the sender failed (status $rc)"
+	[ "$rc" -eq 0 ] || { cat err; pvm_env_fail "the sender failed (status $rc)"; }
 	n=$(sed -n 's/^sendto: the PvmTaskExit notice came after \([0-9]*\) of 20000 messages$/\1/p' out)
 	[ -n "$n" ] || pvm_env_fail "no PvmTaskExit notice"
 	[ "$n" -lt 20000 ] || pvm_env_fail "the kill did not land mid-stream"
