@@ -6,18 +6,8 @@
 # as it is (the median of its trials and their range). reps: the largest; runs: the number of
 # figures behind the median. Keys keep the order in which they first appear. Figures keep six
 # significant digits, so that a small positive one never prints as 0.
-# Usage: awk -F, -v OFS=, -f aggregate.awk rounds.csv
+# Usage: awk -F, -v OFS=, -f figures.awk -f aggregate.awk rounds.csv
 
-function median(list, n,    i, j, v, sorted) {
-  for (i = 1; i <= n; i++) {
-    v = list[i] + 0
-    for (j = i; j > 1 && sorted[j - 1] > v; j--) sorted[j] = sorted[j - 1]
-    sorted[j] = v
-  }
-  return n % 2 ? sorted[(n + 1) / 2] : (sorted[n / 2] + sorted[n / 2 + 1]) / 2
-}
-function lowest(list, n,    i, v) { v = list[1]; for (i = 2; i <= n; i++) if (list[i] + 0 < v + 0) v = list[i]; return v }
-function highest(list, n,    i, v) { v = list[1]; for (i = 2; i <= n; i++) if (list[i] + 0 > v + 0) v = list[i]; return v }
 
 NF >= 5 && $2 ~ /^[0-9]+$/ {
   key = $1 SUBSEP $2
