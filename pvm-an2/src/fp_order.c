@@ -170,7 +170,8 @@ int fp_route_send(struct route *t, struct msg *m)
 	int dst = m->dst;
 	if (!r->ep || !TID_IS_TASK(dst) || lpvm_is_sysctx(m->ctx))
 		return ROUTE_PASS;
-	fp_handover_flush(r, NULL);   /* failed VCs' streams go before anything newer */
+	if (r->handovers_due)   /* failed VCs' streams go before anything newer */
+		fp_handover_flush(r, NULL);
 	struct peer *p;
 	if (lpvm.route_opt == PvmDontRoute) {   /* as stock: request no route; but a pair that
 	                                          * has one still announces this message */

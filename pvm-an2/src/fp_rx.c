@@ -173,7 +173,8 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 	if (cc != 1)   /* (2: kept, out of order) */
 		return;
 	take_pdu(r, p, b, len, &h);
-	while ((b = fp_rel_next_kept(r, p, &len)) != NULL) {   /* those it was missing for */
+	/* those it was missing for (a gap is rare: no call per PDU otherwise) */
+	while (p->rel.nkept && (b = fp_rel_next_kept(r, p, &len)) != NULL) {
 		block_hdr(b, &h);
 		take_pdu(r, p, b, len, &h);
 	}
