@@ -19,21 +19,27 @@ pvm_env_pids() {
 	done
 }
 
+# Stops the pvmd: TERM (it kills its tasks and removes its files), KILL after 5 s; returns
+# its exit status.
+pvm_env_stop_pvmd() {
+	local n
+	if kill -TERM "$PVMD_PID" 2>/dev/null; then
+		for n in $(seq 50); do kill -0 "$PVMD_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -0 "$PVMD_PID" 2>/dev/null && kill -KILL "$PVMD_PID" 2>/dev/null
+	fi
+	wait "$PVMD_PID" 2>/dev/null
+}
+
 pvm_env_stop() {
-	local status=$? leftovers="" pids n
+	local status=$? leftovers="" pids
 	trap - EXIT TERM
 	set +e
 	if [ -n "${PVM_ENV_WATCHDOG:-}" ]; then   # its TERM trap ends its sleep, then itself
 		kill "$PVM_ENV_WATCHDOG" 2>/dev/null
 		wait "$PVM_ENV_WATCHDOG" 2>/dev/null
 	fi
-	if [ -n "${PVMD_PID:-}" ] && kill -0 "$PVMD_PID" 2>/dev/null; then
-		kill -TERM "$PVMD_PID" 2>/dev/null   # pvmd kills its tasks and removes its files
-		for n in $(seq 50); do kill -0 "$PVMD_PID" 2>/dev/null || break; sleep 0.1; done
-		kill -0 "$PVMD_PID" 2>/dev/null && kill -KILL "$PVMD_PID"
-	fi
 	local pvmd_status=""
-	if [ -n "${PVMD_PID:-}" ]; then wait "$PVMD_PID" 2>/dev/null; pvmd_status=$?; fi
+	if [ -n "${PVMD_PID:-}" ]; then pvm_env_stop_pvmd; pvmd_status=$?; fi
 	# the an2d that our fast-path tasks started (socket under our PVM_TMP and PVM_VMID)
 	# (PVM_ENV_AN2STAT=FILE: its switch port counters are appended to FILE first)
 	if ls "$PVM_TMP"/an2d.*/an2d.sock >/dev/null 2>&1; then

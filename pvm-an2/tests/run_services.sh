@@ -70,7 +70,7 @@ for lib in deb an2; do
 	(
 		source "$here/pvmd_env.sh"
 		pvm_env_start "$bindir"
-		kill -TERM "$PVMD_PID"; wait "$PVMD_PID" 2>/dev/null || true
+		pvm_env_stop_pvmd || true
 		PVMD_PID=
 		rm -f "$PVM_TMP"/pvmd.* "$PVM_TMP"/pvml.*   # the helper's pvmd is gone: no trace of it
 		PVM_ENV_STOCK_SOCKETS=1   # Debian's library leaves its pvmtmp socket names behind
