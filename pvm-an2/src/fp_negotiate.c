@@ -18,6 +18,9 @@
 #define REMOTE_MISSES_MAX 6      /* (2 s << 5) */
 #define SETUP_WAIT_US 5000       /* the first message waits this long for the VC, then goes
                                   * by the daemon route (a peer busy elsewhere answers late) */
+#define ANSWERS_POLL_US 200      /* then each send looks at most this often whether the VC
+                                  * has opened (a sender that only sends makes no progress
+                                  * call that would) */
 
 int fp_daemon_send(struct msg *m, int dst, int tag, int ctx)
 {
@@ -64,8 +67,15 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid)
 	struct peer *p = fp_peer_get(r, tid);
 	if (!p)
 		return NULL;
-	if (p->req_sent)
+	if (p->req_sent) {
+		if (p->state == PEER_PENDING && r->pending_opens &&
+		    fp_now_us() - r->answers_polled_us >= ANSWERS_POLL_US) {
+			r->answers_polled_us = fp_now_us();
+			if (fp_poll_vc_answers(r) < 0)
+				r->check_ctl = 1;   /* (the next progress finds out what failed) */
+		}
 		return p;
+	}
 	if (p->state == PEER_DEAD)
 		return NULL;
 	if (!p->ep_id) {

@@ -188,6 +188,7 @@ struct fp_route {
 	int active;              /* 0 after an2d vanished or shutdown: daemon route only */
 	int gone;                /* an2d vanished */
 	int pending_opens;
+	long long answers_polled_us;   /* when a send last looked for VCs opened meanwhile */
 	int check_ctl;           /* look at the control socket on the next progress */
 	int errors_pending;
 	int exit_notices_held;   /* peers with PvmTaskExit notices held */

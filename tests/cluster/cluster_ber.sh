@@ -25,6 +25,7 @@ cat "$T/stream.out"
 grep -q "^stream: 400 of 400 messages, 0 corrupted, 0 out of order, 0 receive errors" "$T/stream.out" ||
     fail "messages lost, damaged, misordered or reported lost"
 (($(cells_from h2) > base + 400 * 1250)) || fail "the stream did not cross the switch over AN2"
+grep -aEo "VC [0-9.]+ with t[0-9a-f]+: sent .*" "$S"/h1/tmp/pvml.* || :
 grep -aEq "with t[0-9a-f]+: sent [0-9]+ PDUs, resent [1-9]" "$S"/h1/tmp/pvml.* ||
     fail "the sender counted no retransmission"
 grep -aq "back to the daemon route" "$S"/h1/tmp/pvml.* "$T/stream.err" &&
