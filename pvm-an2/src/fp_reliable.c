@@ -101,9 +101,9 @@ void fp_rel_close(struct fp_route *r, struct peer *p)
 		}
 	free(s->kept);
 	s->kept = NULL;
-	/* (duplicates alone: the peer's timer fired early, and it says so itself) */
-	if (s->resent || s->naks_in || s->timeouts || s->bogus || s->damaged || s->out_of_order ||
-	    s->naks_out)
+	/* (timeouts alone: a probe that found nothing missing, the peer merely slow, as on a
+	 * busy machine; duplicates alone: the peer's timer fired early, and it says so itself) */
+	if (s->resent || s->naks_in || s->bogus || s->damaged || s->out_of_order || s->naks_out)
 		lpvm_log("AN2 fast path: VC %s with t%x: sent %llu PDUs, resent %llu (%llu NAKs, %llu "
 		         "timeouts, %llu bad acks); took %llu, %llu damaged, %llu out of order, %llu "
 		         "duplicates dropped, %llu NAKs sent",

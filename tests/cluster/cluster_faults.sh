@@ -107,7 +107,7 @@ cut_off
 stream_check "h2's AN2 link cut for 2 s" all
 grep -q "uplink to the switch down" "$S/h2/an2d.log" || fail "h2's an2d did not see its link go"
 # (its an2d's last word on its uplink says it is up again)
-hosts_wait_for 100 eval 'grep "uplink" "$S/h2/an2d.log" | tail -n 1 | grep -q " up: this host"' ||
+hosts_wait_for 100 eval 'grep "uplink to the switch" "$S/h2/an2d.log" | tail -n 1 | grep -q " up: this host"' ||
     fail "h2's link did not come back"
 an2_works h2
 ok "h2's AN2 link cut for 2 s mid-stream: the pair went on by the daemon route, every message there; AN2 again after"
