@@ -318,10 +318,13 @@ static bool credits_out(struct an2_link *l, uint64_t now)
     for (uint32_t i = 0; i < l->nvcs; i++) {
         struct link_vc *v = l->vcs[i];
         uint32_t limit = v->rx_count + an2_switch_tx_credit(l->cfg.sw, l->cfg.port, 0, v->vci);
+        /* a limit once sent stands: the other end ignores a smaller one and may have cells
+         * on the way against it (our switch's credit falls to 0 when the route goes) */
+        if ((int32_t)(limit - v->rx_limit_sent) < 0)
+            limit = v->rx_limit_sent;
         uint32_t grown = limit - v->rx_limit_sent;
         uint32_t left = v->rx_limit_sent - v->rx_count;   /* credit the sender still has */
-        if (!l->credit_refresh &&
-            (!grown || (int32_t)grown < 0 || (grown < quarter && left >= window / 2)))
+        if (!l->credit_refresh && (!grown || (grown < quarter && left >= window / 2)))
             continue;
         batch[n++] = (struct an2_fiber_credit){.vci = htons(v->vci), .gen = htons(v->gen),
                                                .limit = htonl(limit)};

@@ -2,7 +2,9 @@
  * rate (floor, cap, median of samples); a switch route's buffer growing with cells held
  * (order kept, credit added); and two link ends over a socketpair where the receiver grows
  * its window mid-stream: the sender uses the new credit, the receiver's over-credit check
- * holds, neither link goes down. */
+ * holds, neither link goes down; and a receiver whose route goes while the sender still holds
+ * its credit: the credit it gave stands (keepalives repeat it, never lower it), so the cells
+ * sent against it are dropped as unrouted and the link stays up. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,10 +213,69 @@ static void links_grow_mid_stream(void)
     an2_switch_destroy(b.sw);
 }
 
+/* Two switches joined by a link over a socketpair, VC 40 from A's port 0 to B's sink. */
+static bool ends_up(struct end *a, struct end *b, int sv[2], uint64_t now)
+{
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+        return false;
+    struct an2_switch_config sc = {.nports = 2, .vc_credit_cells = 64};
+    a->sw = an2_switch_create(&sc);
+    b->sw = an2_switch_create(&sc);
+    struct an2_port_device dev = {.receive = sink_receive, .ctx = &b->sink};
+    if (!a->sw || !b->sw || an2_switch_port_attach(b->sw, 0, &dev) != 0)
+        return false;
+    struct an2_link_config ca = {.fd = sv[0], .sw = a->sw, .port = 1,
+                                 .role = AN2_FIBER_ROLE_SWITCH, .switch_id = 1, .window = 64};
+    struct an2_link_config cb = {.fd = sv[1], .sw = b->sw, .port = 1,
+                                 .role = AN2_FIBER_ROLE_SWITCH, .switch_id = 2, .window = 64};
+    a->link = an2_link_create(&ca, now);
+    b->link = an2_link_create(&cb, now);
+    return a->link && b->link && an2_switch_route_add(a->sw, 0, 0, 40, 1, 0, 40) == 0 &&
+           an2_switch_route_add(b->sw, 1, 0, 40, 0, 0, 41) == 0 &&
+           an2_link_vc_add(a->link, 40, 1) == 0 && an2_link_vc_add(b->link, 40, 1) == 0;
+}
+
+static void credit_stands_after_route_goes(void)
+{
+    int sv[2];
+    struct end a = {0}, b = {0};
+    uint64_t now = 1000000;
+    bool made = ends_up(&a, &b, sv, now);
+    CHECK(made, "two ends joined");
+    if (!made)
+        return;
+    b.sink.open = true;
+    uint8_t seq = 0;
+    pump(&a, &b, &now, &seq);
+    for (int i = 0; i < 100 && service(&a, &b, &now); i++)
+        ; /* the stream drained: A holds B's whole window as credit */
+    uint32_t before = b.sink.n;
+    CHECK(before > 64 && an2_switch_tx_credit(a.sw, 0, 0, 40) > 0, "cells flow (%u)", before);
+    CHECK(an2_switch_route_del(b.sw, 1, 0, 40) == 0, "B's route goes");
+    /* keepalives both ways, with their repeated credits, and no cell on the way */
+    for (int i = 0; i < 1000 && service(&a, &b, &now); i++)
+        ;
+    struct an2_link_info li;
+    an2_link_info(b.link, &li);
+    uint64_t dropped = li.dropped_unrouted;
+    pump(&a, &b, &now, &seq); /* A sends against the credit it still holds */
+    CHECK(an2_link_is_up(a.link) && an2_link_is_up(b.link), "both up (A: '%s', B: '%s')",
+          an2_link_why(a.link), an2_link_why(b.link));
+    an2_link_info(b.link, &li);
+    CHECK(li.dropped_unrouted > dropped && b.sink.n == before,
+          "B dropped the late cells as unrouted (%llu), delivered none (%u)",
+          (unsigned long long)(li.dropped_unrouted - dropped), b.sink.n - before);
+    an2_link_destroy(a.link);
+    an2_link_destroy(b.link);
+    an2_switch_destroy(a.sw);
+    an2_switch_destroy(b.sw);
+}
+
 int main(void)
 {
     derived_window();
     route_grows_with_cells_held();
     links_grow_mid_stream();
+    credit_stands_after_route_goes();
     return check_exit("test_link_window");
 }
