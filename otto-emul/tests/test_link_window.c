@@ -165,28 +165,40 @@ static void pump(struct end *a, struct end *b, uint64_t *now, uint8_t *seq)
     }
 }
 
-static void links_grow_mid_stream(void)
+/* Two switches joined by a link over a socketpair, VC 40 from A's port 0 to B's sink; B's
+ * link may buffer up to b_window cells per VC and starts with b_start (0: all of it). */
+static bool ends_up(struct end *a, struct end *b, uint64_t now, uint32_t b_window,
+                    uint32_t b_start)
 {
     int sv[2];
-    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+        return false;
     struct an2_switch_config sc = {.nports = 2, .vc_credit_cells = 64};
-    struct end a = {.sw = an2_switch_create(&sc)}, b = {.sw = an2_switch_create(&sc)};
-    struct an2_port_device dev = {.receive = sink_receive, .ctx = &b.sink};
-    CHECK(an2_switch_port_attach(b.sw, 0, &dev) == 0, "attach B's sink");
-    struct an2_link_config ca = {.fd = sv[0], .sw = a.sw, .port = 1,
+    a->sw = an2_switch_create(&sc);
+    b->sw = an2_switch_create(&sc);
+    struct an2_port_device dev = {.receive = sink_receive, .ctx = &b->sink};
+    if (!a->sw || !b->sw || an2_switch_port_attach(b->sw, 0, &dev) != 0)
+        return false;
+    struct an2_link_config ca = {.fd = sv[0], .sw = a->sw, .port = 1,
                                  .role = AN2_FIBER_ROLE_SWITCH, .switch_id = 1, .window = 64};
-    struct an2_link_config cb = {.fd = sv[1], .sw = b.sw, .port = 1,
-                                 .role = AN2_FIBER_ROLE_SWITCH, .switch_id = 2, .window = 1024,
-                                 .window_start = 64};
+    struct an2_link_config cb = {.fd = sv[1], .sw = b->sw, .port = 1,
+                                 .role = AN2_FIBER_ROLE_SWITCH, .switch_id = 2,
+                                 .window = b_window, .window_start = b_start};
+    a->link = an2_link_create(&ca, now);
+    b->link = an2_link_create(&cb, now);
+    return a->link && b->link && an2_switch_route_add(a->sw, 0, 0, 40, 1, 0, 40) == 0 &&
+           an2_switch_route_add(b->sw, 1, 0, 40, 0, 0, 41) == 0 &&
+           an2_link_vc_add(a->link, 40, 1) == 0 && an2_link_vc_add(b->link, 40, 1) == 0;
+}
+
+static void links_grow_mid_stream(void)
+{
+    struct end a = {0}, b = {0};
     uint64_t now = 1000000;
-    a.link = an2_link_create(&ca, now);
-    b.link = an2_link_create(&cb, now);
-    CHECK(a.link && b.link, "links");
-    if (!a.link || !b.link)
+    bool made = ends_up(&a, &b, now, 1024, 64);
+    CHECK(made, "two ends joined");
+    if (!made)
         return;
-    CHECK(an2_switch_route_add(a.sw, 0, 0, 40, 1, 0, 40) == 0, "A's route");
-    CHECK(an2_switch_route_add(b.sw, 1, 0, 40, 0, 0, 41) == 0, "B's route");
-    CHECK(an2_link_vc_add(a.link, 40, 1) == 0 && an2_link_vc_add(b.link, 40, 1) == 0, "VCs");
     uint8_t seq = 0;
     pump(&a, &b, &now, &seq);
     struct an2_vc_switch_counters c;
@@ -213,34 +225,11 @@ static void links_grow_mid_stream(void)
     an2_switch_destroy(b.sw);
 }
 
-/* Two switches joined by a link over a socketpair, VC 40 from A's port 0 to B's sink. */
-static bool ends_up(struct end *a, struct end *b, int sv[2], uint64_t now)
-{
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-        return false;
-    struct an2_switch_config sc = {.nports = 2, .vc_credit_cells = 64};
-    a->sw = an2_switch_create(&sc);
-    b->sw = an2_switch_create(&sc);
-    struct an2_port_device dev = {.receive = sink_receive, .ctx = &b->sink};
-    if (!a->sw || !b->sw || an2_switch_port_attach(b->sw, 0, &dev) != 0)
-        return false;
-    struct an2_link_config ca = {.fd = sv[0], .sw = a->sw, .port = 1,
-                                 .role = AN2_FIBER_ROLE_SWITCH, .switch_id = 1, .window = 64};
-    struct an2_link_config cb = {.fd = sv[1], .sw = b->sw, .port = 1,
-                                 .role = AN2_FIBER_ROLE_SWITCH, .switch_id = 2, .window = 64};
-    a->link = an2_link_create(&ca, now);
-    b->link = an2_link_create(&cb, now);
-    return a->link && b->link && an2_switch_route_add(a->sw, 0, 0, 40, 1, 0, 40) == 0 &&
-           an2_switch_route_add(b->sw, 1, 0, 40, 0, 0, 41) == 0 &&
-           an2_link_vc_add(a->link, 40, 1) == 0 && an2_link_vc_add(b->link, 40, 1) == 0;
-}
-
 static void credit_stands_after_route_goes(void)
 {
-    int sv[2];
     struct end a = {0}, b = {0};
     uint64_t now = 1000000;
-    bool made = ends_up(&a, &b, sv, now);
+    bool made = ends_up(&a, &b, now, 64, 0);
     CHECK(made, "two ends joined");
     if (!made)
         return;
