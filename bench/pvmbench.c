@@ -172,7 +172,9 @@ static int run_master(const struct bench_options *o, int slave, FILE *out)
             fputc('.', dots);
             fflush(dots);
         }
-        reps = trial.reps;
+        if (s + 1 < o->size_count) /* the next calibration: about as many bytes as a trial */
+            reps = clamp_reps((double)trial.reps * (double)trial.len / (double)o->sizes[s + 1],
+                              o->max_reps);
     }
     result = 0;
 done:

@@ -51,8 +51,11 @@
 # --rate RATE (oc3, oc12 or linux-atm QoS text) goes to every an2switch and an2d; oc3 and oc12
 # also shape what each host hI sends over its veth (TCP: stock PVM, pvmd traffic) with tc tbf to
 # 149.76mbit / 599.04mbit (hosts_shape; switch hosts are not shaped: their veth carries many
-# links at once). --ep DIRS replaces the hostfile's ep (default BUILD/bin:BUILD/examples/an2:
-# /usr/lib/pvm3/lib:/usr/bin; ours first, so a rebuilt example wins over Debian's binary).
+# links at once). The host's AN2 link to its switch (TCP to port 7000) bypasses the tbf: an2d
+# paces its cells to the rate itself, and the emulated fiber's own framing (records, TCP and IP
+# headers) is no part of the line rate that the cells and stock's TCP share.
+# --ep DIRS replaces the hostfile's ep (default BUILD/bin:BUILD/examples/an2:/usr/lib/pvm3/lib:
+# /usr/bin; ours first, so a rebuilt example wins over Debian's binary).
 # --ber BER makes every an2switch flip each payload bit of the cells it receives with that
 # probability (an2switch --ber): the tasks' retransmission repairs it.
 #
@@ -323,7 +326,7 @@ up_inner() {
     CONF[hosts_state]=$HOSTS_STATE
     export -n HOSTS_STATE HOSTS_PREFIX HOSTS_NAMES HOSTS_TABLE HOSTS_NET4 HOSTS_NET6 HOSTS_BRIDGE_NS HOSTS_DEV
     if [[ -n $shape ]]; then
-        for ((i = 1; i <= n; i++)); do hosts_shape "h$i" "$shape" || die "shaping h$i"; done
+        for ((i = 1; i <= n; i++)); do hosts_shape "h$i" "$shape" "$PORT" || die "shaping h$i"; done
     fi
 
     # per-host directories, the PVM_RSH script, the pvmd's hostfile, an2d wrappers

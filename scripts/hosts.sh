@@ -20,8 +20,11 @@
 #   hosts_exec NAME CMD...  run CMD (a program, not a shell function) inside NAME's namespace
 #   hosts_link_down NAME    cut NAME's link (its port on the bridge goes down; NAME sees no carrier)
 #   hosts_link_up NAME      restore it
-#   hosts_shape NAME RATE   tbf rate RATE burst 32kb latency 10ms on what NAME sends
-#   hosts_unshape NAME      remove that qdisc
+#   hosts_shape NAME RATE [PORT]
+#                           tbf rate RATE burst 32kb latency 10ms on what NAME sends; with PORT,
+#                           TCP to that port (IPv4 and IPv6) bypasses the tbf: a link that paces
+#                           itself (an AN2 link to its switch) is not charged for its own carrier
+#   hosts_unshape NAME      remove that shaping
 #   hosts_on_exit CMD       run CMD (eval'd) before the hosts are torn down, last added first
 #   hosts_wait_for TENTHS CMD...  CMD (a program or function) succeeds within TENTHS tenths
 #                           of a second (tried every 0.1 s); status 1 if it never does
@@ -186,10 +189,27 @@ hosts_link_up() {
 }
 
 hosts_shape() {
-    local ns
-    ns=$(hosts_ns "${1:?hosts_shape NAME RATE}") || return 1
-    _hosts_do ip netns exec "$ns" tc qdisc replace dev "$HOSTS_DEV" root \
-        tbf rate "${2:?hosts_shape NAME RATE}" burst 32kb latency 10ms
+    local ns port=${3:-} tc
+    ns=$(hosts_ns "${1:?hosts_shape NAME RATE [PORT]}") || return 1
+    : "${2:?hosts_shape NAME RATE [PORT]}"
+    tc=(_hosts_do ip netns exec "$ns" tc)
+    if [[ -z $port ]]; then
+        "${tc[@]}" qdisc replace dev "$HOSTS_DEV" root tbf rate "$2" burst 32kb latency 10ms
+        return
+    fi
+    [[ $port =~ ^[0-9]+$ && $port -ge 1 && $port -le 65535 ]] ||
+        { echo "hosts.sh: hosts_shape: port '$port' is not 1..65535" >&2; return 1; }
+    # htb as a classifier only (both classes far above any veth's rate): class 1:1 takes TCP to
+    # PORT as it comes, the default class 1:2 goes through the tbf
+    "${tc[@]}" qdisc replace dev "$HOSTS_DEV" root handle 1: htb default 2 r2q 100000 &&
+        "${tc[@]}" class add dev "$HOSTS_DEV" parent 1: classid 1:1 htb rate 10gbit burst 1mb &&
+        "${tc[@]}" class add dev "$HOSTS_DEV" parent 1: classid 1:2 htb rate 10gbit burst 1mb &&
+        "${tc[@]}" qdisc add dev "$HOSTS_DEV" parent 1:2 handle 20: \
+            tbf rate "$2" burst 32kb latency 10ms &&
+        "${tc[@]}" filter add dev "$HOSTS_DEV" parent 1: protocol ip prio 1 u32 \
+            match ip protocol 6 0xff match ip dport "$port" 0xffff flowid 1:1 &&
+        "${tc[@]}" filter add dev "$HOSTS_DEV" parent 1: protocol ipv6 prio 2 u32 \
+            match ip6 protocol 6 0xff match ip6 dport "$port" 0xffff flowid 1:1
 }
 
 hosts_unshape() {

@@ -201,6 +201,30 @@ hosts_exec alpha tc qdisc show dev eth0 | grep -q tbf && fail "tbf still on alph
 hosts_unshape alpha # twice is fine
 ok "hosts_shape: 1.5 MB at 20 Mbit/s took $secs s; hosts_unshape removes it"
 
+# shaping with a port let through: TCP to it bypasses the tbf, other TCP still goes through it
+# (told by the qdiscs' byte counters, not by the clock)
+for port in 5556 5557; do
+    hosts_exec beta "$PY" "$PROBE" serve $port 1 30 >"$T/serve$port.out" 2>&1 &
+    KIDS+=($!)
+    hosts_wait_for 50 grep -qs ready "$T/serve$port.out" || fail "listener $port in beta: $(cat "$T/serve$port.out")"
+done
+hosts_shape alpha 20mbit 0 2>/dev/null && fail "hosts_shape took port 0"
+hosts_shape alpha 20mbit 5556 || fail "hosts_shape alpha 20mbit 5556"
+tbf_bytes() { hosts_exec alpha tc -s qdisc show dev eth0 | awk '/^qdisc tbf/ {t = 1} t && /Sent/ {print $2; exit}'; }
+before=$(tbf_bytes)
+[[ -n $before ]] || fail "no tbf under alpha's htb: $(hosts_exec alpha tc qdisc show dev eth0)"
+r=$(probe -6 beta 5556 10 1500000) || fail "transfer to the port let through"
+[[ $r == "beta "*" 1500000 "* ]] || fail "transfer to the port let through: beta answered '$r'"
+through=$(( $(tbf_bytes) - before ))
+(( through < 300000 )) || fail "$through bytes to the port let through went through the tbf"
+before=$(tbf_bytes)
+r=$(probe -4 beta 5557 10 300000) || fail "shaped transfer beside the port let through"
+shaped=$(( $(tbf_bytes) - before ))
+(( shaped >= 300000 )) || fail "only $shaped bytes of 300000 to another port went through the tbf"
+hosts_unshape alpha
+hosts_exec alpha tc qdisc show dev eth0 | grep -Eq 'tbf|htb' && fail "shaping still on alpha after hosts_unshape"
+ok "hosts_shape with a port: 1.5 MB to it bypassed the tbf ($through bytes in it), other TCP did not ($shaped bytes)"
+
 # a process left running in a host, and the listener: hosts_down must end both
 hosts_exec gamma sleep 300 2>/dev/null & # (no "Terminated" from its subshell)
 INNER=$!
