@@ -141,13 +141,34 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max)
 
 #define POLL_LEASE_NS 50000u /* the longest a controller keeps a shared CPU on our word */
 
+#define NAP_NS 20000u /* a yield that does not reach the controller becomes a sleep this long */
+
+/* The controller is awake, last ran on our CPU and has not run for OTTO_STARVED_NS: it waits
+ * for this CPU, and a yield of ours does not give it up to a process of another scheduling
+ * group (otto_hw.h's pulse). */
+static bool controller_starved_on(const an2_ep *ep, uint32_t cpu, uint64_t now)
+{
+    /* hints, read relaxed and never trusted: a wrong one costs one nap or one yield */
+    uint64_t awake = otto_shared_get64(&ep->hdr->controller_awake_ns);
+    return awake != 0 && now > awake && now - awake >= OTTO_STARVED_NS &&
+           otto_shared_get(&ep->hdr->controller_cpu) == cpu &&
+           !otto_shared_get(&ep->hdr->controller_asleep);
+}
+
 void an2_yield(an2_ep *ep, bool rx_only)
 {
+    uint32_t cpu = (uint32_t)sched_getcpu();
+    uint64_t now = an2_now_ns();
     /* a hint the controller reads without trusting (otto_hw.h) */
-    otto_shared_set(&ep->hdr->host_polls_cpu, (uint32_t)sched_getcpu());
+    otto_shared_set(&ep->hdr->host_polls_cpu, cpu);
     otto_shared_set(&ep->hdr->host_polls_for, rx_only ? OTTO_POLLS_RX : OTTO_POLLS_ANY);
-    otto_shared_set64(&ep->hdr->host_polls_until_ns, an2_now_ns() + POLL_LEASE_NS);
-    sched_yield();
+    otto_shared_set64(&ep->hdr->host_polls_until_ns, now + POLL_LEASE_NS);
+    if (controller_starved_on(ep, cpu, now)) {
+        struct timespec nap = {.tv_sec = 0, .tv_nsec = NAP_NS};
+        clock_nanosleep(CLOCK_MONOTONIC, 0, &nap, NULL);
+    } else {
+        sched_yield();
+    }
 }
 
 void an2_yield_end(an2_ep *ep)

@@ -40,6 +40,10 @@ static void cpu_relax(void)
  * those cells have moved on. True if anything moved. */
 static bool poll_hardware(struct an2d_loop *L, uint64_t now)
 {
+    if (now - L->pulse_ns >= OTTO_PULSE_NS) {
+        L->pulse_ns = now;
+        otto_pulse(L->otto, now, (uint32_t)sched_getcpu());
+    }
     bool progress = otto_poll(L->otto, now);
     if (L->uplink)
         progress |= an2d_uplink_poll(L->uplink, now);

@@ -29,6 +29,7 @@ struct an2d_loop {
     struct an2d_uplink *uplink;      /* the link to a switch of the fabric, or NULL */
     /* the loop's own state */
     uint64_t next_tick, idle_since;
+    uint64_t pulse_ns;       /* when the controller's pulse was last published (otto_hw.h) */
     bool accept_paused;      /* out of descriptors: the listening socket is out of epoll */
     uint32_t clients_at_pause;
 };

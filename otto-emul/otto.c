@@ -352,6 +352,14 @@ uint64_t otto_next_deadline(const struct otto *o)
     return t;
 }
 
+void otto_pulse(struct otto *o, uint64_t now_ns, uint32_t cpu)
+{
+    for (uint32_t i = 0; i < o->nportions; i++) {
+        otto_shared_set64(&o->portions[i]->hdr->controller_awake_ns, now_ns);
+        otto_shared_set(&o->portions[i]->hdr->controller_cpu, cpu);
+    }
+}
+
 void otto_set_asleep(struct otto *o, bool asleep)
 {
     for (uint32_t i = 0; i < o->nportions; i++)

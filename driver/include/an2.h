@@ -147,7 +147,8 @@ int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms);
  * received packets and VC events end our wait (rx_only) or any report (otto_hw.h's polling
  * hint): an emulated controller sharing our CPU then keeps it while it has nothing for us,
  * rather than take turns with us. an2_yield_end withdraws the hint when the wait is over.
- * No system call but the yield. */
+ * No system call but the yield; when the controller's pulse shows that our yields do not
+ * reach it (it waits for our CPU, in another scheduling group), a 20 us sleep instead. */
 void an2_yield(an2_ep *ep, bool rx_only);
 void an2_yield_end(an2_ep *ep);
 

@@ -88,10 +88,19 @@
  * waits for keeps the CPU until the lease ends instead of yielding it: the host's yield would
  * only hand it straight back, and the context switches cost more than the work. A hint only,
  * relaxed both ways and never trusted: a wrong value costs time, never correctness.
+ *
+ * Pulse (controller -> host): an emulated controller that is awake stores, at least every
+ * OTTO_PULSE_NS while it runs, the time (CLOCK_MONOTONIC, controller_awake_ns) and the CPU it
+ * runs on (controller_cpu) in every portion. A host about to yield on that CPU that finds the
+ * pulse older than OTTO_STARVED_NS while controller_asleep is 0 knows its yields do not reach
+ * the controller: Linux's sched_yield hands the CPU over only within a scheduling group (under
+ * the autogroup scheduler, one session; an an2d started as a service shares none with the
+ * tasks). It sleeps briefly instead, which lets the controller run. A hint like the one above,
+ * relaxed both ways: a wrong value costs time, never correctness.
  */
 
 #define OTTO_HW_MAGIC   0x4f54544fu /* "OTTO" */
-#define OTTO_HW_VERSION 4u
+#define OTTO_HW_VERSION 5u
 
 #define OTTO_CELL_BYTES         53u
 #define OTTO_CELL_HEADER_BYTES  5u
@@ -101,6 +110,8 @@
 #define OTTO_MAX_FRAGS          8u     /* fragments per packet descriptor */
 #define OTTO_CACHELINE          64u
 #define OTTO_POLL_LEASE_MAX_NS  1000000u /* a polling hint further ahead is ignored */
+#define OTTO_PULSE_NS           10000u   /* a running controller's pulse is at most this old */
+#define OTTO_STARVED_NS         100000u  /* an older one: the controller waits for a CPU */
 
 /* Written once by the driver before the portion is handed to the task; read-only after. */
 struct otto_geometry {
@@ -149,6 +160,8 @@ struct otto_portion_hdr {
     alignas(OTTO_CACHELINE) uint64_t host_polls_until_ns; /* host: polling hint's lease, 0: none */
     uint32_t host_polls_cpu;                            /* host: the CPU it polls on */
     uint32_t host_polls_for;                            /* host: enum otto_polls_for */
+    alignas(OTTO_CACHELINE) uint64_t controller_awake_ns; /* controller: its pulse, 0: none */
+    uint32_t controller_cpu;                            /* controller: the CPU of that pulse */
 };
 
 /* What a polling host waits for (host_polls_for). */
@@ -233,7 +246,11 @@ static_assert(offsetof(struct otto_portion_hdr, host_polls_cpu) == 9 * OTTO_CACH
               "hdr.host_polls_cpu");
 static_assert(offsetof(struct otto_portion_hdr, host_polls_for) == 9 * OTTO_CACHELINE + 12,
               "hdr.host_polls_for");
-static_assert(sizeof(struct otto_portion_hdr) == 10 * OTTO_CACHELINE, "hdr size");
+static_assert(offsetof(struct otto_portion_hdr, controller_awake_ns) == 10 * OTTO_CACHELINE,
+              "hdr.controller_awake_ns");
+static_assert(offsetof(struct otto_portion_hdr, controller_cpu) == 10 * OTTO_CACHELINE + 8,
+              "hdr.controller_cpu");
+static_assert(sizeof(struct otto_portion_hdr) == 11 * OTTO_CACHELINE, "hdr size");
 static_assert(sizeof(struct otto_frag) == 8, "frag layout");
 static_assert(sizeof(struct otto_tx_desc) == 80, "tx descriptor layout");
 static_assert(offsetof(struct otto_tx_desc, frag) == 16, "tx descriptor frags");

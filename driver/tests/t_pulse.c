@@ -1,0 +1,141 @@
+/* t_pulse.c — the controller's pulse (otto_hw.h): an awake an2d publishes a recent time and
+ * its CPU in the portion, and a task whose yields would not reach it (an2d stopped while awake
+ * on the task's CPU) sleeps instead of yielding: each an2_yield then blocks, which counts as
+ * a voluntary context switch. On another CPU it yields. Needs AN2D_PID. */
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "an2_internal.h"
+#include "an2_pair.h"
+
+#define YIELDS 5
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long voluntary_switches(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_nvcsw;
+}
+
+static void pin_to(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        FAIL("sched_setaffinity(%d)", cpu);
+}
+
+/* Waits until the process is stopped ('T' in /proc/PID/stat). */
+static void await_stopped(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    for (int i = 0; i < 5000; i++) {
+        FILE *f = fopen(path, "r");
+        if (!f)
+            FAIL("%s: gone", path);
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        char *close_paren = strrchr(buf, ')');
+        if (close_paren && close_paren[1] == ' ' && close_paren[2] == 'T')
+            return;
+        usleep(1000);
+    }
+    FAIL("an2d %d did not stop", (int)pid);
+}
+
+/* Sends one PDU and stops an2d right after its TX report, while it is still awake (it yields
+ * for milliseconds before it sleeps). True once an2d is stopped awake with a fresh pulse. */
+static bool stop_awake(struct an2_pair *p, pid_t an2d)
+{
+    struct an2_frag f = {0, 100};
+    if (an2_send(p->ep, p->vc.vc, &f, 1, 0, 1) != 0)
+        FAIL("send");
+    an2_expect_report(p->ep, AN2_REPORT_TX, 5000);
+    kill(an2d, SIGSTOP);
+    await_stopped(an2d);
+    uint64_t awake = otto_shared_get64(&p->ep->hdr->controller_awake_ns);
+    if (!otto_shared_get(&p->ep->hdr->controller_asleep) && awake != 0) {
+        uint64_t age = now_ns() - awake;
+        if (age > 5000000000ull)
+            FAIL("an2d was awake but its pulse is %.3f s old", (double)age / 1e9);
+        return true;
+    }
+    kill(an2d, SIGCONT); /* it had fallen asleep first: again */
+    return false;
+}
+
+int main(void)
+{
+    const char *pid_text = getenv("AN2D_PID");
+    pid_t an2d = pid_text ? (pid_t)atoi(pid_text) : 0;
+    if (an2d <= 0)
+        FAIL("AN2D_PID not set");
+    struct an2_pair p;
+    an2_pair_setup(&p, NULL);
+    if (!p.parent) { /* buffers for the parent's PDUs, then wait to be told to go */
+        for (uint64_t i = 0; i < 32; i++) {
+            struct an2_frag f = {(uint32_t)(i * 128), 128};
+            if (an2_post_recv(p.ep, p.vc.vc, &f, 1, i) != 0)
+                FAIL("post");
+        }
+        an2_pair_signal(&p, 'r');
+        an2_pair_await(&p);
+        an2_close(p.ep);
+        return 0;
+    }
+    an2_pair_await(&p);
+    bool stopped = false;
+    for (int i = 0; i < 20 && !stopped; i++)
+        stopped = stop_awake(&p, an2d);
+    if (!stopped)
+        FAIL("could not stop an2d while awake in 20 tries");
+    uint32_t cpu = otto_shared_get(&p.ep->hdr->controller_cpu);
+    int cpus = get_nprocs_conf();
+    if ((int)cpu >= cpus)
+        FAIL("pulse names CPU %u of %d", cpu, cpus);
+
+    usleep(2000); /* the pulse grows older than OTTO_STARVED_NS */
+    pin_to((int)cpu);
+    long before = voluntary_switches();
+    for (int i = 0; i < YIELDS; i++)
+        an2_yield(p.ep, true);
+    long naps = voluntary_switches() - before;
+    if (naps < YIELDS)
+        FAIL("an2d stopped awake on our CPU %u: %ld of %d yields slept", cpu, naps, YIELDS);
+    printf("pulse: an2d stopped awake on CPU %u, our %d yields there slept (%ld switches)\n",
+           cpu, YIELDS, naps);
+    if (cpus > 1) {
+        int other = cpu == 0 ? 1 : 0;
+        pin_to(other);
+        before = voluntary_switches();
+        for (int i = 0; i < YIELDS; i++)
+            an2_yield(p.ep, true);
+        naps = voluntary_switches() - before;
+        if (naps >= YIELDS)
+            FAIL("on CPU %d, not an2d's, all %d yields slept", other, YIELDS);
+        printf("pulse: on CPU %d our yields did not sleep (%ld switches)\n", other, naps);
+    }
+    an2_yield_end(p.ep);
+    kill(an2d, SIGCONT);
+    an2_pair_signal(&p, 'q');
+    int st = an2_pair_wait_child(&p);
+    an2_close(p.ep);
+    return st;
+}
