@@ -2,7 +2,7 @@
 # cluster.sh — a cluster of emulated hosts on this one machine for PVM over AN2: network namespaces
 # (scripts/hosts.sh), an an2switch or several, an an2d per host, Debian's stock pvmd on every host.
 #
-#   scripts/cluster.sh up N [--rate RATE] [--switches K] [--ep DIRS] [--ber BER]
+#   scripts/cluster.sh up N [--rate RATE] [--switches K] [--ep DIRS] [--ber BER] [--in-session]
 #   scripts/cluster.sh exec HOST [--] CMD...   run CMD on HOST (its namespace, its PVM environment)
 #   scripts/cluster.sh env HOST                print HOST's environment as `export VAR=...` lines
 #   scripts/cluster.sh status                  hosts, addresses, switches, pvmd and an2d state
@@ -46,7 +46,12 @@
 # share one (Linux's autogroup scheduler makes each session a group; across groups the yields
 # of tasks and an2d hand the CPU over poorly, driver/README.md) and no signal meant for the
 # caller's terminal or process group reaches them. A command run with exec stays in its
-# caller's session.
+# caller's session. With --in-session up keeps the caller's session (a process group of its
+# own still keeps the terminal's signals away): for a script that runs the cluster and its
+# commands from one session, as the benchmarks do, so that an exec'd master task shares the
+# scheduling group of the an2ds, switches and pvmds, as every process shares one on one host
+# under bench/compare. Where the master is in another group its host's an2d, polling while
+# the master computes, takes up to half of the master's CPU (docs/waiting.md).
 #
 # --rate RATE (oc3, oc12 or linux-atm QoS text) goes to every an2switch and an2d; oc3 and oc12
 # also shape what each host hI sends over its veth (TCP: stock PVM, pvmd traffic) with tc tbf to
@@ -238,9 +243,10 @@ all_hosts_in() { [[ -n $(pvmd_pids h1) && $(conf_hosts) == "${CONF[n]}" ]]; }
 an2switch_up() { [[ -S $S/$1/ctl ]]; }
 
 cmd_up() {
-    local n='' k=1 rate='' ep='' ber='' a
+    local n='' k=1 rate='' ep='' ber='' in_session=0 a
     while (($#)); do
         case $1 in
+            --in-session) in_session=1; shift ;;
             --ber) ber=${2:?--ber BER}; shift 2 ;;
             --ber=*) ber=${1#*=}; shift ;;
             --rate) rate=${2:?--rate RATE}; shift 2 ;;
@@ -271,10 +277,17 @@ cmd_up() {
     if [[ ${_AN2_CLUSTER_INNER:-} != "$S" ]]; then
         # the work happens in a session of its own (see the notes at the top); a signal to us
         # is passed on, and the inner run removes what it made
-        local pid rc=0 i
-        _AN2_CLUSTER_INNER=$S setsid bash "$SELF" up "$n" --switches "$k" ${rate:+--rate "$rate"} \
-            ${ep:+--ep "$ep"} ${ber:+--ber "$ber"} &
-        pid=$!
+        local pid rc=0 i inner=(up "$n" --switches "$k" ${rate:+--rate "$rate"} ${ep:+--ep "$ep"}
+                                 ${ber:+--ber "$ber"})
+        if ((in_session)); then
+            set -m # job control: the inner run gets a process group of its own, in our session
+            _AN2_CLUSTER_INNER=$S bash "$SELF" "${inner[@]}" &
+            pid=$!
+            set +m
+        else
+            _AN2_CLUSTER_INNER=$S setsid bash "$SELF" "${inner[@]}" &
+            pid=$!
+        fi
         trap 'kill -TERM "$pid" 2>/dev/null' INT TERM HUP
         for ((i = 0; i < 50; i++)); do # each wait ends with the run or with a signal
             rc=0
