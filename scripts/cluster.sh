@@ -275,8 +275,9 @@ cmd_up() {
         die "needs Debian's pvm (apt-get install pvm)"
     fi
     if [[ ${_AN2_CLUSTER_INNER:-} != "$S" ]]; then
-        # the work happens in a session of its own (see the notes at the top); a signal to us
-        # is passed on, and the inner run removes what it made
+        # the work happens in a session of its own, or with --in-session in a process group of
+        # its own in ours (see the notes at the top); a signal to us is passed on, and the
+        # inner run removes what it made
         local pid rc=0 i inner=(up "$n" --switches "$k" ${rate:+--rate "$rate"} ${ep:+--ep "$ep"}
                                  ${ber:+--ber "$ber"})
         if ((in_session)); then
