@@ -278,17 +278,13 @@ cmd_up() {
         # the work happens in a session of its own, or with --in-session in a process group of
         # its own in ours (see the notes at the top); a signal to us is passed on, and the
         # inner run removes what it made
-        local pid rc=0 i inner=(up "$n" --switches "$k" ${rate:+--rate "$rate"} ${ep:+--ep "$ep"}
-                                 ${ber:+--ber "$ber"})
-        if ((in_session)); then
-            set -m # job control: the inner run gets a process group of its own, in our session
-            _AN2_CLUSTER_INNER=$S bash "$SELF" "${inner[@]}" &
-            pid=$!
-            set +m
-        else
-            _AN2_CLUSTER_INNER=$S setsid bash "$SELF" "${inner[@]}" &
-            pid=$!
-        fi
+        local pid rc=0 i detach=(setsid)
+        # --in-session: job control gives the inner run a process group of its own, in our session
+        ((in_session)) && { detach=(); set -m; }
+        _AN2_CLUSTER_INNER=$S "${detach[@]}" bash "$SELF" up "$n" --switches "$k" \
+            ${rate:+--rate "$rate"} ${ep:+--ep "$ep"} ${ber:+--ber "$ber"} &
+        pid=$!
+        set +m
         trap 'kill -TERM "$pid" 2>/dev/null' INT TERM HUP
         for ((i = 0; i < 50; i++)); do # each wait ends with the run or with a signal
             rc=0

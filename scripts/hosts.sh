@@ -189,12 +189,12 @@ hosts_link_up() {
 }
 
 hosts_shape() {
-    local ns port=${3:-} tc
+    local ns port=${3:-} tc tbf
     ns=$(hosts_ns "${1:?hosts_shape NAME RATE [PORT]}") || return 1
-    : "${2:?hosts_shape NAME RATE [PORT]}"
     tc=(_hosts_do ip netns exec "$ns" tc)
+    tbf=(tbf rate "${2:?hosts_shape NAME RATE [PORT]}" burst 32kb latency 10ms)
     if [[ -z $port ]]; then
-        "${tc[@]}" qdisc replace dev "$HOSTS_DEV" root tbf rate "$2" burst 32kb latency 10ms
+        "${tc[@]}" qdisc replace dev "$HOSTS_DEV" root "${tbf[@]}"
         return
     fi
     [[ $port =~ ^[0-9]+$ && $port -ge 1 && $port -le 65535 ]] ||
@@ -204,8 +204,7 @@ hosts_shape() {
     "${tc[@]}" qdisc replace dev "$HOSTS_DEV" root handle 1: htb default 2 r2q 100000 &&
         "${tc[@]}" class add dev "$HOSTS_DEV" parent 1: classid 1:1 htb rate 10gbit burst 1mb &&
         "${tc[@]}" class add dev "$HOSTS_DEV" parent 1: classid 1:2 htb rate 10gbit burst 1mb &&
-        "${tc[@]}" qdisc add dev "$HOSTS_DEV" parent 1:2 handle 20: \
-            tbf rate "$2" burst 32kb latency 10ms &&
+        "${tc[@]}" qdisc add dev "$HOSTS_DEV" parent 1:2 handle 20: "${tbf[@]}" &&
         "${tc[@]}" filter add dev "$HOSTS_DEV" parent 1: protocol ip prio 1 u32 \
             match ip protocol 6 0xff match ip dport "$port" 0xffff flowid 1:1 &&
         "${tc[@]}" filter add dev "$HOSTS_DEV" parent 1: protocol ipv6 prio 2 u32 \

@@ -8,20 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "an2_internal.h"
 #include "an2_pair.h"
 
 #define YIELDS 5
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static long voluntary_switches(void)
 {
@@ -71,7 +63,7 @@ static bool stop_awake(struct an2_pair *p, pid_t an2d)
     await_stopped(an2d);
     uint64_t awake = otto_shared_get64(&p->ep->hdr->controller_awake_ns);
     if (!otto_shared_get(&p->ep->hdr->controller_asleep) && awake != 0) {
-        uint64_t age = now_ns() - awake;
+        uint64_t age = an2_now_ns() - awake;
         if (age > 5000000000ull)
             FAIL("an2d was awake but its pulse is %.3f s old", (double)age / 1e9);
         return true;

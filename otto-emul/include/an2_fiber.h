@@ -32,9 +32,9 @@
  * the sender may have sent on that VC. The sender keeps its own count Vs and sends only while
  * Vs < limit. Limits only grow, so a lost, late or merged update is healed by the next one.
  * A limit once sent is never taken back: cells sent against it may be on the way (a receiver
- * whose route for the VC has gone drops them, counted as unrouted). Since every cell sent
- * has buffer space waiting, a link's reader never stops reading: a
- * stalled receiver holds up only its own VC, and no cell is ever dropped for congestion.
+ * whose route for the VC has gone drops them, counted as unrouted). Since every cell sent has
+ * buffer space waiting, a link's reader never stops reading: a stalled receiver holds up only
+ * its own VC, and no cell is ever dropped for congestion.
  * A VC's counters start at 0 when it is set up; `gen` (from the SETUP that made the VC on
  * that link) tells a late CREDIT for an earlier VC on the same VCI from a current one.
  *

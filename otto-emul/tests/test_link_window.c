@@ -191,14 +191,25 @@ static bool ends_up(struct end *a, struct end *b, uint64_t now, uint32_t b_windo
            an2_link_vc_add(a->link, 40, 1) == 0 && an2_link_vc_add(b->link, 40, 1) == 0;
 }
 
+/* What ends_up made, also when it failed part way. */
+static void ends_down(struct end *a, struct end *b)
+{
+    an2_link_destroy(a->link);
+    an2_link_destroy(b->link);
+    an2_switch_destroy(a->sw);
+    an2_switch_destroy(b->sw);
+}
+
 static void links_grow_mid_stream(void)
 {
     struct end a = {0}, b = {0};
     uint64_t now = 1000000;
     bool made = ends_up(&a, &b, now, 1024, 64);
     CHECK(made, "two ends joined");
-    if (!made)
+    if (!made) {
+        ends_down(&a, &b);
         return;
+    }
     uint8_t seq = 0;
     pump(&a, &b, &now, &seq);
     struct an2_vc_switch_counters c;
@@ -219,10 +230,7 @@ static void links_grow_mid_stream(void)
     b.sink.open = true;
     pump(&a, &b, &now, &seq);
     CHECK(b.sink.n >= 640 && an2_link_is_up(b.link), "the cells flow on (%u)", b.sink.n);
-    an2_link_destroy(a.link);
-    an2_link_destroy(b.link);
-    an2_switch_destroy(a.sw);
-    an2_switch_destroy(b.sw);
+    ends_down(&a, &b);
 }
 
 static void credit_stands_after_route_goes(void)
@@ -231,8 +239,10 @@ static void credit_stands_after_route_goes(void)
     uint64_t now = 1000000;
     bool made = ends_up(&a, &b, now, 64, 0);
     CHECK(made, "two ends joined");
-    if (!made)
+    if (!made) {
+        ends_down(&a, &b);
         return;
+    }
     b.sink.open = true;
     uint8_t seq = 0;
     pump(&a, &b, &now, &seq);
@@ -254,10 +264,7 @@ static void credit_stands_after_route_goes(void)
     CHECK(li.dropped_unrouted > dropped && b.sink.n == before,
           "B dropped the late cells as unrouted (%llu), delivered none (%u)",
           (unsigned long long)(li.dropped_unrouted - dropped), b.sink.n - before);
-    an2_link_destroy(a.link);
-    an2_link_destroy(b.link);
-    an2_switch_destroy(a.sw);
-    an2_switch_destroy(b.sw);
+    ends_down(&a, &b);
 }
 
 int main(void)
