@@ -165,6 +165,15 @@ static void pump(struct end *a, struct end *b, uint64_t *now, uint8_t *seq)
     }
 }
 
+/* What ends_up made, also when it failed part way. */
+static void ends_down(struct end *a, struct end *b)
+{
+    an2_link_destroy(a->link);
+    an2_link_destroy(b->link);
+    an2_switch_destroy(a->sw);
+    an2_switch_destroy(b->sw);
+}
+
 /* Two switches joined by a link over a socketpair, VC 40 from A's port 0 to B's sink; B's
  * link may buffer up to b_window cells per VC and starts with b_start (0: all of it). */
 static bool ends_up(struct end *a, struct end *b, uint64_t now, uint32_t b_window,
@@ -191,25 +200,23 @@ static bool ends_up(struct end *a, struct end *b, uint64_t now, uint32_t b_windo
            an2_link_vc_add(a->link, 40, 1) == 0 && an2_link_vc_add(b->link, 40, 1) == 0;
 }
 
-/* What ends_up made, also when it failed part way. */
-static void ends_down(struct end *a, struct end *b)
+/* ends_up, checked; on failure what it made is gone again. */
+static bool ends_joined(struct end *a, struct end *b, uint64_t now, uint32_t b_window,
+                        uint32_t b_start)
 {
-    an2_link_destroy(a->link);
-    an2_link_destroy(b->link);
-    an2_switch_destroy(a->sw);
-    an2_switch_destroy(b->sw);
+    bool made = ends_up(a, b, now, b_window, b_start);
+    CHECK(made, "two ends joined");
+    if (!made)
+        ends_down(a, b);
+    return made;
 }
 
 static void links_grow_mid_stream(void)
 {
     struct end a = {0}, b = {0};
     uint64_t now = 1000000;
-    bool made = ends_up(&a, &b, now, 1024, 64);
-    CHECK(made, "two ends joined");
-    if (!made) {
-        ends_down(&a, &b);
+    if (!ends_joined(&a, &b, now, 1024, 64))
         return;
-    }
     uint8_t seq = 0;
     pump(&a, &b, &now, &seq);
     struct an2_vc_switch_counters c;
@@ -237,12 +244,8 @@ static void credit_stands_after_route_goes(void)
 {
     struct end a = {0}, b = {0};
     uint64_t now = 1000000;
-    bool made = ends_up(&a, &b, now, 64, 0);
-    CHECK(made, "two ends joined");
-    if (!made) {
-        ends_down(&a, &b);
+    if (!ends_joined(&a, &b, now, 64, 0))
         return;
-    }
     b.sink.open = true;
     uint8_t seq = 0;
     pump(&a, &b, &now, &seq);
