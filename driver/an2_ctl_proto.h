@@ -60,7 +60,7 @@ struct an2_ctl_reply {
     uint64_t portion_size;  /* R_OPEN */
     uint32_t peer_id;       /* R_VC, R_CANCEL */
     uint16_t vc, itf, vpi, vci; /* R_VC */
-    int32_t  pid;           /* R_STOP: an2d's pid */
+    int32_t  pid;           /* R_STOP, R_OPEN: an2d's pid */
     uint32_t reserved;
     char     detail[100];   /* NUL-terminated explanation of a refusal */
 };

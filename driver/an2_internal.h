@@ -4,6 +4,7 @@
 #define AN2_INTERNAL_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "an2.h"
 #include "an2_ctl_proto.h"
@@ -34,6 +35,7 @@ struct an2_ep {
     struct an2_done *done;               /* VC-open answers read but not collected */
     unsigned ndone, cap_done;
     struct an2_ep *fork_next;            /* an2_fork.c's list of open endpoints */
+    bool controller_apart;               /* an2d in another scheduling group (or unknown) */
 };
 
 /* The system an2d's directory unless $AN2_SYSTEM_DIR names another (tests). */
@@ -80,6 +82,9 @@ void an2_note_vc_answer(an2_ep *ep, const struct an2_ctl_reply *r);
 /* Milliseconds left until deadline_ns (CLOCK_MONOTONIC); -1 if deadline is UINT64_MAX. */
 int an2_ms_left(uint64_t deadline_ns);
 uint64_t an2_now_ns(void);
+/* an2_sched_group.c: true unless the process an2d (its pid) is known to share our CPU
+ * scheduling group (cgroup and, under autogroup, session), where our yields reach it. */
+bool an2_sched_group_apart(pid_t an2d);
 /* an2_fork.c: endpoints a forked child must let go of. */
 void an2_fork_track(an2_ep *ep);
 void an2_fork_untrack(an2_ep *ep);

@@ -452,6 +452,7 @@ static void handle_open(struct an2_driver *drv, uint32_t slot, const struct an2_
     drv_reply_init(&r, AN2_CTL_R_OPEN, 0);
     r.endpoint_id = c->endpoint_id;
     r.portion_size = geo.portion_size;
+    r.pid = (int32_t)getpid(); /* whether the task's yields reach us (an2_sched_group.c) */
     int fds[3] = {memfd, c->kick_fd, c->irq_fd};
     drv_send(c, &r, sizeof r, fds, 3);
     close(memfd); /* an2d keeps only its mapping */

@@ -1,7 +1,9 @@
 /* t_pulse.c — the controller's pulse (otto_hw.h): an awake an2d publishes a recent time and
  * its CPU in the portion, and a task whose yields would not reach it (an2d stopped while awake
- * on the task's CPU) sleeps instead of yielding: each an2_yield then blocks, which counts as
- * a voluntary context switch. On another CPU it yields. Needs AN2D_PID. */
+ * on the task's CPU, and in another scheduling group) sleeps instead of yielding: each
+ * an2_yield then blocks, which counts as a voluntary context switch. In an2d's group, or on
+ * another CPU, it yields. Needs AN2D_PID, and T_PULSE_GROUP=apart (run it in a session of
+ * its own) or same. */
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -78,6 +80,10 @@ int main(void)
     pid_t an2d = pid_text ? (pid_t)atoi(pid_text) : 0;
     if (an2d <= 0)
         FAIL("AN2D_PID not set");
+    const char *group = getenv("T_PULSE_GROUP");
+    if (!group || (strcmp(group, "apart") && strcmp(group, "same")))
+        FAIL("T_PULSE_GROUP must be apart or same");
+    bool apart = strcmp(group, "apart") == 0;
     struct an2_pair p;
     an2_pair_setup(&p, NULL);
     if (!p.parent) { /* buffers for the parent's PDUs, then wait to be told to go */
@@ -110,10 +116,13 @@ int main(void)
     for (int i = 0; i < YIELDS; i++)
         an2_yield(p.ep, true);
     long naps = voluntary_switches() - before;
-    if (naps < YIELDS)
+    if (apart && naps < YIELDS)
         FAIL("an2d stopped awake on our CPU %u: %ld of %d yields slept", cpu, naps, YIELDS);
-    printf("pulse: an2d stopped awake on CPU %u, our %d yields there slept (%ld switches)\n",
-           cpu, YIELDS, naps);
+    if (!apart && naps >= YIELDS)
+        FAIL("an2d of our scheduling group stopped awake on our CPU %u: all %d yields slept",
+             cpu, YIELDS);
+    printf("pulse: an2d (%s scheduling group) stopped awake on CPU %u: our %d yields there %s "
+           "(%ld switches)\n", group, cpu, YIELDS, apart ? "slept" : "yielded", naps);
     int other = -1;
     for (int c = 0; c < CPU_SETSIZE && other < 0; c++)
         if (c != (int)cpu && CPU_ISSET(c, &allowed))

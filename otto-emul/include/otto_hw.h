@@ -91,11 +91,13 @@
  *
  * Pulse (controller -> host): an emulated controller that is awake stores, at least every
  * OTTO_PULSE_NS while it runs, the time (CLOCK_MONOTONIC, controller_awake_ns) and the CPU it
- * runs on (controller_cpu) in every portion. A host about to yield on that CPU that finds the
- * pulse older than OTTO_STARVED_NS while controller_asleep is 0 knows its yields do not reach
- * the controller: Linux's sched_yield hands the CPU over only within a scheduling group (under
- * the autogroup scheduler, one session; an an2d started as a service shares none with the
- * tasks). It sleeps briefly instead, which lets the controller run. A hint like the one above,
+ * runs on (controller_cpu) in every portion. A host in another scheduling group than the
+ * controller, about to yield on that CPU, that finds the pulse older than OTTO_STARVED_NS
+ * while controller_asleep is 0 knows its yields do not reach the controller: Linux's
+ * sched_yield hands the CPU over only within a scheduling group (under the autogroup
+ * scheduler, one session; an an2d started as a service shares none with the tasks). It sleeps
+ * briefly instead, which lets the controller run. In the controller's group it yields: there
+ * a yield reaches the controller, and a sleep would wake later and preempt it. A hint like the one above,
  * relaxed both ways: a wrong value costs time, never correctness.
  */
 

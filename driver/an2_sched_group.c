@@ -1,0 +1,46 @@
+/* an2_sched_group.c — whether an2d shares the caller's CPU scheduling group, so that the
+ * caller's sched_yield can hand a shared CPU to it. The scheduler shares a CPU out between
+ * groups first (the cgroup's, and under autogroup each session's) and a yield gives it up only
+ * within the group, so a task apart from an2d sleeps briefly instead (an2_yield). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "an2_internal.h"
+
+/* The first line of the file at path into buf; false if unreadable. */
+static bool first_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    return ok;
+}
+
+/* Whether /proc/self/NAME and /proc/PID/NAME begin with the same line. */
+static bool same_proc_line(pid_t pid, const char *name)
+{
+    char path[64], mine[512], theirs[512];
+    snprintf(path, sizeof path, "/proc/self/%s", name);
+    if (!first_line(path, mine, sizeof mine))
+        return false;
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    return first_line(path, theirs, sizeof theirs) && strcmp(mine, theirs) == 0;
+}
+
+bool an2_sched_group_apart(pid_t an2d)
+{
+    /* Unknown counts as apart: a wrong guess either way costs speed, never correctness (a nap
+     * where a yield would have done, or a yield that does not reach an2d). The pid is an2d's
+     * own, from its OPEN reply; in another pid namespace it may name another process. */
+    if (an2d <= 0 || !same_proc_line(an2d, "cgroup")) /* v2: one line, "0::/path" */
+        return true;
+    char enabled[8];
+    if (first_line("/proc/sys/kernel/sched_autogroup_enabled", enabled, sizeof enabled) &&
+        enabled[0] == '0')
+        return false;
+    return !same_proc_line(an2d, "autogroup"); /* "/autogroup-N nice K": the session's group */
+}
