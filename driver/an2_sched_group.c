@@ -9,26 +9,29 @@
 
 #include "an2_internal.h"
 
-/* The first line of the file at path into buf; false if unreadable. */
-static bool first_line(const char *path, char *buf, size_t len)
+/* The text of the file at path (at most len - 1 bytes) into buf; false if unreadable or
+ * longer. */
+static bool file_text(const char *path, char *buf, size_t len)
 {
     FILE *f = fopen(path, "re");
     if (!f)
         return false;
-    bool ok = fgets(buf, (int)len, f) != NULL;
+    size_t n = fread(buf, 1, len - 1, f);
+    bool whole = n < len - 1 && !ferror(f);
     fclose(f);
-    return ok;
+    buf[n] = 0;
+    return whole;
 }
 
-/* Whether /proc/self/NAME and /proc/PID/NAME begin with the same line. */
-static bool same_proc_line(pid_t pid, const char *name)
+/* Whether /proc/self/NAME and /proc/PID/NAME say the same. */
+static bool same_proc_text(pid_t pid, const char *name)
 {
-    char path[64], mine[512], theirs[512];
+    char path[64], mine[2048], theirs[2048];
     snprintf(path, sizeof path, "/proc/self/%s", name);
-    if (!first_line(path, mine, sizeof mine))
+    if (!file_text(path, mine, sizeof mine))
         return false;
     snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
-    return first_line(path, theirs, sizeof theirs) && strcmp(mine, theirs) == 0;
+    return file_text(path, theirs, sizeof theirs) && strcmp(mine, theirs) == 0;
 }
 
 bool an2_sched_group_apart(pid_t an2d)
@@ -36,11 +39,11 @@ bool an2_sched_group_apart(pid_t an2d)
     /* Unknown counts as apart: a wrong guess either way costs speed, never correctness (a nap
      * where a yield would have done, or a yield that does not reach an2d). The pid is an2d's
      * own, from its OPEN reply; in another pid namespace it may name another process. */
-    if (an2d <= 0 || !same_proc_line(an2d, "cgroup")) /* v2: one line, "0::/path" */
+    if (an2d <= 0 || !same_proc_text(an2d, "cgroup")) /* v2: "0::/path"; v1: a line each */
         return true;
     char enabled[8];
-    if (first_line("/proc/sys/kernel/sched_autogroup_enabled", enabled, sizeof enabled) &&
+    if (file_text("/proc/sys/kernel/sched_autogroup_enabled", enabled, sizeof enabled) &&
         enabled[0] == '0')
         return false;
-    return !same_proc_line(an2d, "autogroup"); /* "/autogroup-N nice K": the session's group */
+    return !same_proc_text(an2d, "autogroup"); /* "/autogroup-N nice K": the session's group */
 }
