@@ -216,7 +216,11 @@ END {
   # Across two emulated hosts (transports ending in -2hosts): PVM over AN2 through one switch
   # against stock PVM's direct route (TCP over the veth) and its daemon route (UDP).
   x_an2 = "pvm-an2-2hosts"; x_tcp = "pvm-direct-2hosts"; x_dmn = "pvm-daemon-2hosts"
-  if (count[x_an2] + count[x_tcp] + count[x_an2 "-oc3"] + count[x_tcp "-oc3"] + count[x_an2 "-oc3/stream"] + count[x_tcp "-oc3/stream"] > 0) {
+  # the paced rows: ping-pong, then streaming
+  npx = split(x_an2 "-oc3|" x_tcp "-oc3|" x_an2 "-oc3/stream|" x_tcp "-oc3/stream", prow, "|")
+  px = 0
+  for (j = 1; j <= npx; j++) px += count[prow[j]]
+  if (count[x_an2] + count[x_tcp] + px > 0) {
     print "\n## Across two hosts: PVM over AN2 against TCP PVM\n"
     print "Two emulated hosts (network namespaces joined by veths), stock pvmd on each; AN2 through one an2switch, its links over TCP on the same veths.\n"
     nx = split(x_an2 "|" x_tcp "|" x_dmn "|raw-aal5-1sw|tcp-veth", xrow, "|")
@@ -242,24 +246,21 @@ END {
     }
     # paced: each one's goodput against the line (OC-3c's SONET payload, 149.76 Mb/s) and
     # against its own protocol's capacity (AAL5 payload; TCP payload of the shaped frames)
-    px = 0
-    for (i = 1; i <= 2; i++) px += count[(i == 1 ? x_an2 : x_tcp) "-oc3"] + count[(i == 1 ? x_an2 : x_tcp) "-oc3/stream"]
     if (px) {
       print "\n**At OC-3c** (AN2 links paced; for stock PVM the veths shaped with tc tbf to 149.76 Mb/s, which counts whole Ethernet frames: a TCP segment carries 1,448 of every 1,514 bytes):\n"
       print "| transport | pattern | size | goodput (MB/s) | of the line (18.72 MB/s) | of its protocol's capacity |"
       print "| --- | --- | ---: | ---: | ---: | ---: |"
       # streaming is the goodput; the ping-pong adds each message's trip through the path
-      for (j = 1; j <= 4; j++) {
-        i = (j - 1) % 2 + 1
-        name = (i == 1 ? x_an2 : x_tcp) "-oc3" (j > 2 ? "/stream" : "")
+      for (j = 1; j <= npx; j++) {
+        name = prow[j]; is_an2 = index(name, x_an2) == 1; stream = name ~ /\/stream$/
         if (count[name] == 0) continue
         for (k = 1; k <= 2; k++) {
           b = nearest(name, k == 1 ? 65536 : 4194304, 1e12)
           if (b == "") continue
-          cap = (i == 1) ? oc3_capacity(b) : 18.72 * 1448 / 1514
+          cap = is_an2 ? oc3_capacity(b) : 18.72 * 1448 / 1514
           over = bw[name, b] > 18.72
           burst += over
-          printf "| %s | %s | %s | %s%s | %.1f%% | %.1f%% (%s MB/s) |\n", name, (j > 2 ? "stream" : "ping-pong"),
+          printf "| %s | %s | %s | %s%s | %.1f%% | %.1f%% (%s MB/s) |\n", name, (stream ? "stream" : "ping-pong"),
             bytes_text(b), fmt(bw[name, b]), (over ? "\\*" : ""), 100 * bw[name, b] / 18.72,
             100 * bw[name, b] / cap, fmt(cap)
         }

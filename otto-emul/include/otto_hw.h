@@ -97,8 +97,8 @@
  * sched_yield hands the CPU over only within a scheduling group (under the autogroup
  * scheduler, one session; an an2d started as a service shares none with the tasks). It sleeps
  * briefly instead, which lets the controller run. In the controller's group it yields: there
- * a yield reaches the controller, and a sleep would wake later and preempt it. A hint like the one above,
- * relaxed both ways: a wrong value costs time, never correctness.
+ * a yield reaches the controller, and a sleep would wake later and preempt it. A hint like the
+ * one above, relaxed both ways: a wrong value costs time, never correctness.
  */
 
 #define OTTO_HW_MAGIC   0x4f54544fu /* "OTTO" */
