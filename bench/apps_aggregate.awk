@@ -1,4 +1,4 @@
-# apps_aggregate.awk: folds bench/apps's runs (app,library,hosts,tasks,size,seconds,an2d_cpu,
+# apps_aggregate.awk: folds bench/apps's runs (app,library,hosts,tasks,size,seconds,fabric_cpu,
 # team_cpu, one row per run) into one row per configuration: the median seconds and an2d CPU
 # share over the rounds, the range of the seconds, the number of runs and the median CPU
 # seconds of the application's tasks (POSIX awk). Keys keep the order in which they first appear.
@@ -12,7 +12,7 @@ NR > 1 && NF == 8 && $6 ~ /^[0-9.]+$/ {
 }
 
 END {
-  print "app,library,hosts,tasks,size,seconds,an2d_cpu,seconds_min,seconds_max,runs,team_cpu"
+  print "app,library,hosts,tasks,size,seconds,fabric_cpu,seconds_min,seconds_max,runs,team_cpu"
   for (k = 1; k <= keys; k++) {
     key = order[k]
     for (i = 1; i <= n[key]; i++) { s[i] = secs[key, i]; c[i] = cpu[key, i]; u[i] = team[key, i] }

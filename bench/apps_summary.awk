@@ -1,7 +1,7 @@
 # apps_summary.awk: bench/apps's summary (markdown) from apps.csv (app,library,hosts,tasks,size,
-# seconds,an2d_cpu,seconds_min,seconds_max,runs,team_cpu): per application, size and host count
+# seconds,fabric_cpu,seconds_min,seconds_max,runs,team_cpu): per application, size and host count
 # a row per task count with both libraries' times and spread, AN2's gain over stock, each
-# library's speedup over its own one-task run on one host, an2d's CPU share during the AN2 run
+# library's speedup over its own one-task run on one host, the fabric's CPU share during the AN2 run
 # and the CPU seconds the application's tasks used on each library; then
 # the targets: no configuration slower on AN2 by more than 5 %, communication-bound ones (heat
 # on its smallest grid, samplesort) at least 2x faster from 4 tasks on. The all-to-all gets a
@@ -9,8 +9,8 @@
 # Usage: awk -F, -v mode=M -v machine=TEXT -v date=TEXT -v commit=C -v rounds=N -v route=R
 #            -v specs="app:size:iters ..." -f apps_summary.awk apps.csv
 
-# an2d's CPU share, or – when the run was too short for /proc's 10 ms ticks
-function share(c, secs) { return secs < 0.1 ? "–" : sprintf("%.1f %%", c * 100) }
+# the fabric's CPU share of the timed section
+function share(c) { return sprintf("%.1f %%", c * 100) }
 function fmt(s) { return s < 0.01 ? sprintf("%.5f", s) : s < 1 ? sprintf("%.4f", s) : sprintf("%.3f", s) }
 
 BEGIN {
@@ -40,15 +40,16 @@ END {
   printf "%s, %s mode, medians of %s interleaved round(s) with their range; stock PVM with route %s; commit %s; %s.\n\n",
     date, mode, rounds, route, commit, machine
   printf "Seconds: the master's timed section (from the barrier after set-up to the checked result\n"
-  printf "gathered). Speedup: over the same library's one-task run on one host. an2d: its CPU time\n"
-  printf "over the timed section (100 %% = one core) during the AN2 run, read from /proc (10 ms\n"
-  printf "ticks: – for runs under 0.1 s). Tasks' CPU: the CPU seconds all the application's tasks\n"
-  printf "used from the barrier to the end of their part (each task's own clock), stock / AN2.\n\n"
+  printf "gathered). Speedup: over the same library's one-task run on one host. Fabric CPU: the\n"
+  printf "CPU time of the emulated hardware (an2d; across hosts every an2d and the an2switch) over\n"
+  printf "the timed section during the AN2 run (100 %% = one core), from /proc/PID/schedstat.\n"
+  printf "Tasks' CPU: the CPU seconds all the application's tasks used from the barrier to the end\n"
+  printf "of their part (each task's own clock), stock / AN2.\n\n"
   for (g = 1; g <= groups; g++) {
     split(group[g], k, SUBSEP)
     app = k[1]; hosts = k[2]; size = k[3]
     printf "## %s, size %s, %s host%s\n\n", app, size, hosts, hosts == 1 ? "" : "s"
-    printf "| tasks | stock (s) | AN2 (s) | AN2 gain | speedup stock | speedup AN2 | an2d CPU | tasks' CPU (s) |\n"
+    printf "| tasks | stock (s) | AN2 (s) | AN2 gain | speedup stock | speedup AN2 | fabric CPU | tasks' CPU (s) |\n"
     printf "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
     n = split(tlist[group[g]], tl, " ")
     for (i = 1; i <= n; i++) {
@@ -61,7 +62,7 @@ END {
         (s == "" || a == "" || a <= 0) ? "–" : sprintf("%.2f×", s / a),
         (s == "" || s1 == "" || s <= 0) ? "–" : sprintf("%.2f", s1 / s),
         (a == "" || a1 == "" || a <= 0) ? "–" : sprintf("%.2f", a1 / a),
-        a == "" ? "–" : share(cpu[app, "an2", hosts, ts, size], a),
+        a == "" ? "–" : share(cpu[app, "an2", hosts, ts, size]),
         (s == "" ? "–" : fmt(team[app, "stock", hosts, ts, size])) " / " (a == "" ? "–" : fmt(team[app, "an2", hosts, ts, size]))
       if (s != "" && a != "" && a > 0) {
         gain = s / a
@@ -82,7 +83,7 @@ END {
     printf "## All-to-all, %s-byte messages, %s rounds, one host\n\n", size, r
     printf "Every task sends each other task one message per round and checks every one it gets; N\n"
     printf "tasks over AN2 hold N(N-1)/2 VCs.\n\n"
-    printf "| tasks | VCs | stock msgs/s | AN2 msgs/s | AN2 gain | stock (s) | AN2 (s) | an2d CPU |\n"
+    printf "| tasks | VCs | stock msgs/s | AN2 msgs/s | AN2 gain | stock (s) | AN2 (s) | fabric CPU |\n"
     printf "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
     n = split(a2a_tl[size], tl, " ")
     for (i = 1; i <= n; i++) {
@@ -93,7 +94,7 @@ END {
         (s > 0 && a > 0) ? sprintf("%.2f×", s / a) : "–",
         s == "" ? "–" : fmt(s) " (" fmt(a2a_lo["stock", ts, size]) "–" fmt(a2a_hi["stock", ts, size]) ")",
         a == "" ? "–" : fmt(a) " (" fmt(a2a_lo["an2", ts, size]) "–" fmt(a2a_hi["an2", ts, size]) ")",
-        a == "" ? "–" : share(a2a_cpu["an2", ts, size], a)
+        a == "" ? "–" : share(a2a_cpu["an2", ts, size])
     }
     printf "\n"
   }
