@@ -143,20 +143,41 @@ int an2_poll(an2_ep *ep, struct an2_report *out, int max)
 
 #define NAP_NS 20000u /* a yield that does not reach the controller becomes a sleep this long */
 
-/* The controller is in another scheduling group, awake, last ran on our CPU and has not run
- * for OTTO_STARVED_NS: it waits for this CPU, and a yield of ours does not give it up to a
- * process of another group (otto_hw.h's pulse). Within one group a yield reaches it, and a
- * nap would only wake later and preempt it (a 32-task all-to-all on one host moved 80,000
- * messages a second so, 210,000 yielding). */
-static bool controller_starved_on(const an2_ep *ep, uint32_t cpu, uint64_t now)
+/* The controller's pulse if it is awake and has not run for OTTO_STARVED_NS (it waits for a
+ * CPU), else 0. Hints, read relaxed and never trusted: a wrong one costs a nap, a yield or a
+ * move. */
+static uint64_t controller_starved_pulse(const an2_ep *ep, uint64_t now)
 {
-    if (!ep->controller_apart)
-        return false;
-    /* hints, read relaxed and never trusted: a wrong one costs one nap or one yield */
     uint64_t awake = otto_shared_get64(&ep->hdr->controller_awake_ns);
-    return awake != 0 && now > awake && now - awake >= OTTO_STARVED_NS &&
-           otto_shared_get(&ep->hdr->controller_cpu) == cpu &&
-           !otto_shared_get(&ep->hdr->controller_asleep);
+    bool starved = awake != 0 && now > awake && now - awake >= OTTO_STARVED_NS &&
+                   !otto_shared_get(&ep->hdr->controller_asleep);
+    return starved ? awake : 0;
+}
+
+/* Moves a controller that waits for another CPU to ours (otto_hw.h's move hint): there a
+ * task computes and never leaves the CPU before the scheduler's tick, while the scheduler
+ * counts ours, where we only wait, as busy and leaves the controller where it is (a
+ * Mandelbrot worker on one host got 10 of 512 rows so, where it usually gets 200). Once per
+ * pulse, and only to a CPU an2d may run on. True if an2d is now ours to yield to. */
+static bool controller_moved_here(an2_ep *ep, uint64_t pulse, uint32_t cpu, uint64_t now)
+{
+    if (pulse == ep->moved_on_pulse)
+        return cpu == ep->moved_to_cpu; /* moved already, and not run since */
+    if (!ep->controller_pid || now - pulse < OTTO_MOVE_NS || now - pulse > OTTO_MOVE_MAX_NS ||
+        cpu >= CPU_SETSIZE)
+        return false;
+    cpu_set_t allowed, here;
+    if (sched_getaffinity(ep->controller_pid, sizeof allowed, &allowed) != 0 ||
+        !CPU_ISSET(cpu, &allowed) || CPU_COUNT(&allowed) == 1)
+        return false; /* pinned where it is (by its user, or by a move not yet undone) */
+    CPU_ZERO(&here);
+    CPU_SET(cpu, &here);
+    if (sched_setaffinity(ep->controller_pid, sizeof here, &here) != 0)
+        return false;
+    ep->moved_on_pulse = pulse;
+    ep->moved_to_cpu = cpu;
+    otto_shared_set(&ep->hdr->host_moved_controller, 1); /* after the move: a hint */
+    return true;
 }
 
 void an2_yield(an2_ep *ep, bool rx_only)
@@ -167,7 +188,13 @@ void an2_yield(an2_ep *ep, bool rx_only)
     otto_shared_set(&ep->hdr->host_polls_cpu, cpu);
     otto_shared_set(&ep->hdr->host_polls_for, rx_only ? OTTO_POLLS_RX : OTTO_POLLS_ANY);
     otto_shared_set64(&ep->hdr->host_polls_until_ns, now + POLL_LEASE_NS);
-    if (controller_starved_on(ep, cpu, now)) {
+    uint64_t pulse = controller_starved_pulse(ep, now);
+    bool here = pulse && (otto_shared_get(&ep->hdr->controller_cpu) == cpu ||
+                          controller_moved_here(ep, pulse, cpu, now));
+    /* Within the controller's scheduling group a yield reaches it, and a nap would only
+     * wake later and preempt it (a 32-task all-to-all on one host moved 80,000 messages a
+     * second so, 210,000 yielding); from another group only a nap lets it have our CPU. */
+    if (here && ep->controller_apart) {
         struct timespec nap = {.tv_sec = 0, .tv_nsec = NAP_NS};
         clock_nanosleep(CLOCK_MONOTONIC, 0, &nap, NULL);
     } else {

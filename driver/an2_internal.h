@@ -36,6 +36,9 @@ struct an2_ep {
     unsigned ndone, cap_done;
     struct an2_ep *fork_next;            /* an2_fork.c's list of open endpoints */
     bool controller_apart;               /* an2d in another scheduling group (or unknown) */
+    pid_t controller_pid;                /* an2d, to move it to our CPU (otto_hw.h); 0: never */
+    uint64_t moved_on_pulse;             /* the pulse we last moved an2d on: once per pulse */
+    uint32_t moved_to_cpu;               /* and the CPU we moved it to */
 };
 
 /* The system an2d's directory unless $AN2_SYSTEM_DIR names another (tests). */
@@ -85,6 +88,9 @@ uint64_t an2_now_ns(void);
 /* an2_sched_group.c: true unless the process an2d (its pid) is known to share our CPU
  * scheduling group (cgroup and, under autogroup, session), where our yields reach it. */
 bool an2_sched_group_apart(pid_t an2d);
+/* an2d's pid if the process it names is ours and called an2d, so that we may move it to our
+ * CPU (sched_setaffinity; otto_hw.h's move hint); else 0. */
+pid_t an2_sched_group_movable(pid_t an2d);
 /* an2_fork.c: endpoints a forked child must let go of. */
 void an2_fork_track(an2_ep *ep);
 void an2_fork_untrack(an2_ep *ep);

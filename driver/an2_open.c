@@ -254,6 +254,7 @@ static int open_at(const struct an2_open_params *p, const char *path, bool syste
         ep->irq_fd = fds[2];
         ep->id = r.endpoint_id;
         ep->controller_apart = an2_sched_group_apart((pid_t)r.pid);
+        ep->controller_pid = an2_sched_group_movable((pid_t)r.pid);
         struct stat st;
         if (fstat(fds[0], &st) != 0 || (uint64_t)st.st_size != r.portion_size) {
             an2_set_detail("the portion's size is not what an2d announced");

@@ -1,11 +1,14 @@
 /* an2_sched_group.c — whether an2d shares the caller's CPU scheduling group, so that the
- * caller's sched_yield can hand a shared CPU to it. The scheduler shares a CPU out between
- * groups first (the cgroup's, and under autogroup each session's) and a yield gives it up only
- * within the group, so a task apart from an2d sleeps briefly instead (an2_yield). */
+ * caller's sched_yield can hand a shared CPU to it, and whether the caller may move an2d to
+ * its CPU. The scheduler shares a CPU out between groups first (the cgroup's, and under
+ * autogroup each session's) and a yield gives it up only within the group, so a task apart
+ * from an2d sleeps briefly instead (an2_yield). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "an2_internal.h"
 
@@ -46,4 +49,17 @@ bool an2_sched_group_apart(pid_t an2d)
         enabled[0] == '0')
         return false;
     return !same_proc_text(an2d, "autogroup"); /* "/autogroup-N nice K": the session's group */
+}
+
+pid_t an2_sched_group_movable(pid_t an2d)
+{
+    /* The pid from the OPEN reply names an2d in its own pid namespace: only a process of
+     * ours called an2d is taken for it, so a move never pins anyone else's process. */
+    char path[64], comm[32];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d", (int)an2d);
+    if (an2d <= 0 || stat(path, &st) != 0 || st.st_uid != geteuid())
+        return 0;
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)an2d);
+    return file_text(path, comm, sizeof comm) && strcmp(comm, "an2d\n") == 0 ? an2d : 0;
 }

@@ -42,7 +42,8 @@ static bool poll_hardware(struct an2d_loop *L, uint64_t now)
 {
     if (now - L->pulse_ns >= OTTO_PULSE_NS) {
         L->pulse_ns = now;
-        otto_pulse(L->otto, now, (uint32_t)sched_getcpu());
+        if (otto_pulse(L->otto, now, (uint32_t)sched_getcpu()) && L->started_cpus_known)
+            sched_setaffinity(0, sizeof L->started_cpus, &L->started_cpus); /* a hint: may fail */
     }
     bool progress = otto_poll(L->otto, now);
     if (L->uplink)
@@ -136,6 +137,7 @@ static int handle_events(struct an2d_loop *L, uint64_t timeout_ns)
 
 void an2d_loop_run(struct an2d_loop *L)
 {
+    L->started_cpus_known = sched_getaffinity(0, sizeof L->started_cpus, &L->started_cpus) == 0;
     uint64_t now = now_ns();
     uint64_t next_ctl = now, last_progress = now;
     L->next_tick = now + TICK_NS;

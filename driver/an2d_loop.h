@@ -3,6 +3,7 @@
 #ifndef AN2D_LOOP_H
 #define AN2D_LOOP_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -30,6 +31,9 @@ struct an2d_loop {
     /* the loop's own state */
     uint64_t next_tick, idle_since;
     uint64_t pulse_ns;       /* when the controller's pulse was last published (otto_hw.h) */
+    cpu_set_t started_cpus;  /* the CPUs we may run on at start: taken back after a host has
+                              * moved us to its own (otto_hw.h's move hint) */
+    bool started_cpus_known;
     bool accept_paused;      /* out of descriptors: the listening socket is out of epoll */
     uint32_t clients_at_pause;
 };

@@ -352,12 +352,20 @@ uint64_t otto_next_deadline(const struct otto *o)
     return t;
 }
 
-void otto_pulse(struct otto *o, uint64_t now_ns, uint32_t cpu)
+bool otto_pulse(struct otto *o, uint64_t now_ns, uint32_t cpu)
 {
+    bool moved = false;
     for (uint32_t i = 0; i < o->nportions; i++) {
-        otto_shared_set64(&o->portions[i]->hdr->controller_awake_ns, now_ns);
-        otto_shared_set(&o->portions[i]->hdr->controller_cpu, cpu);
+        struct otto_portion_hdr *hdr = o->portions[i]->hdr;
+        otto_shared_set64(&hdr->controller_awake_ns, now_ns);
+        otto_shared_set(&hdr->controller_cpu, cpu);
+        /* a hint (otto_hw.h): a stale 1 costs one needless widening */
+        if (otto_shared_get(&hdr->host_moved_controller)) {
+            otto_shared_set(&hdr->host_moved_controller, 0);
+            moved = true;
+        }
     }
+    return moved;
 }
 
 void otto_set_asleep(struct otto *o, bool asleep)

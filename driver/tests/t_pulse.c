@@ -1,9 +1,10 @@
 /* t_pulse.c — the controller's pulse (otto_hw.h): an awake an2d publishes a recent time and
  * its CPU in the portion, and a task whose yields would not reach it (an2d stopped while awake
  * on the task's CPU, and in another scheduling group) sleeps instead of yielding: each
- * an2_yield then blocks, which counts as a voluntary context switch. In an2d's group, or on
- * another CPU, it yields. Needs AN2D_PID, and T_PULSE_GROUP=apart (run it in a session of
- * its own) or same. */
+ * an2_yield then blocks, which counts as a voluntary context switch. In an2d's group it
+ * yields. A task waiting on another CPU moves the starved an2d to its own (then as on an2d's
+ * CPU), and an2d, running again, takes back the CPUs it started with. Needs AN2D_PID (an an2d
+ * started with our CPUs), and T_PULSE_GROUP=apart (run it in a session of its own) or same. */
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -127,18 +128,58 @@ int main(void)
     for (int c = 0; c < CPU_SETSIZE && other < 0; c++)
         if (c != (int)cpu && CPU_ISSET(c, &allowed))
             other = c;
-    if (other >= 0) {
+    if (other >= 0) { /* waiting on another CPU than the stopped an2d's: it is moved to ours */
         pin_to(other);
-        before = voluntary_switches();
-        for (int i = 0; i < YIELDS; i++)
-            an2_yield(p.ep, true);
-        naps = voluntary_switches() - before;
-        if (naps >= YIELDS)
-            FAIL("on CPU %d, not an2d's, all %d yields slept", other, YIELDS);
-        printf("pulse: on CPU %d our yields did not sleep (%ld switches)\n", other, naps);
+        bool moved = false;
+        for (int try = 0; try < 20 && !moved; try++) {
+            if (try > 0) { /* the pulse grew too old to act on (a loaded machine): again */
+                pin_to((int)cpu);
+                kill(an2d, SIGCONT);
+                if (!stop_awake(&p, an2d) || otto_shared_get(&p.ep->hdr->controller_cpu) != cpu)
+                    continue;
+                pin_to(other);
+                usleep(1000);
+            }
+            before = voluntary_switches();
+            for (int i = 0; i < YIELDS; i++)
+                an2_yield(p.ep, true);
+            naps = voluntary_switches() - before;
+            cpu_set_t its;
+            if (sched_getaffinity(an2d, sizeof its, &its) != 0)
+                FAIL("sched_getaffinity(an2d)");
+            moved = CPU_COUNT(&its) == 1 && CPU_ISSET(other, &its);
+            uint64_t age = an2_now_ns() - otto_shared_get64(&p.ep->hdr->controller_awake_ns);
+            if (!moved && age < OTTO_MOVE_MAX_NS)
+                FAIL("an2d stopped awake on CPU %u while we waited on CPU %d: not moved to ours "
+                     "(it may run on %d CPUs)", cpu, other, CPU_COUNT(&its));
+        }
+        if (!moved)
+            FAIL("could not catch an2d with a pulse young enough to move it in 20 tries");
+        if (!otto_shared_get(&p.ep->hdr->host_moved_controller))
+            FAIL("an2d moved, but the portion's move hint is not set");
+        if (apart && naps < YIELDS)
+            FAIL("an2d moved to our CPU %d, stopped awake: %ld of %d yields slept", other,
+                 naps, YIELDS);
+        if (!apart && naps >= YIELDS)
+            FAIL("an2d of our group moved to our CPU %d: all %d yields slept", other, YIELDS);
+        printf("pulse: an2d moved from CPU %u to our CPU %d; our yields there %s (%ld "
+               "switches)\n", cpu, other, apart ? "slept" : "did not sleep", naps);
     }
     an2_yield_end(p.ep);
     kill(an2d, SIGCONT);
+    if (other >= 0) { /* at its next pulse an2d takes back the CPUs it started with (ours) */
+        bool back = false;
+        for (int i = 0; i < 5000 && !back; i++) {
+            cpu_set_t its;
+            back = sched_getaffinity(an2d, sizeof its, &its) == 0 && CPU_EQUAL(&its, &allowed) &&
+                   !otto_shared_get(&p.ep->hdr->host_moved_controller);
+            if (!back)
+                usleep(1000);
+        }
+        if (!back)
+            FAIL("an2d, running again, did not take back its CPUs within 5 s");
+        printf("pulse: an2d took back the CPUs it started with\n");
+    }
     an2_pair_signal(&p, 'q');
     int st = an2_pair_wait_child(&p);
     an2_close(p.ep);

@@ -102,7 +102,9 @@ bool otto_hosts_only_poll_on(const struct otto *otto, uint32_t cpu, uint64_t now
 /* Publishes controller_asleep to every attached portion (see otto_hw.h), with the fence. */
 void otto_set_asleep(struct otto *otto, bool asleep);
 /* Publishes the controller's pulse (otto_hw.h) to every attached portion: it runs at now_ns
- * on `cpu`. The caller repeats it at least every OTTO_PULSE_NS while it runs. */
-void otto_pulse(struct otto *otto, uint64_t now_ns, uint32_t cpu);
+ * on `cpu`. The caller repeats it at least every OTTO_PULSE_NS while it runs. True if a host
+ * has moved the controller to its CPU since (the move hint, cleared here): the caller takes
+ * back the CPUs it started with. */
+bool otto_pulse(struct otto *otto, uint64_t now_ns, uint32_t cpu);
 
 #endif

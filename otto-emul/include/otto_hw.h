@@ -99,10 +99,18 @@
  * briefly instead, which lets the controller run. In the controller's group it yields: there
  * a yield reaches the controller, and a sleep would wake later and preempt it. A hint like the
  * one above, relaxed both ways: a wrong value costs time, never correctness.
+ *
+ * Move (host -> controller): a host that waits on one CPU while the pulse, between
+ * OTTO_MOVE_NS and OTTO_MOVE_MAX_NS old, names another CPU (the controller waits there behind
+ * a task that computes, and the scheduler counts the waiting host's CPU as busy) may move an
+ * emulated controller process to its own CPU (sched_setaffinity) and then yields or naps as
+ * above. It sets host_moved_controller to 1 after the move; the controller, at its next pulse,
+ * clears it and takes back the CPUs it was started with. A hint too: a controller that was not
+ * moved only widens its CPU set to what it already has.
  */
 
 #define OTTO_HW_MAGIC   0x4f54544fu /* "OTTO" */
-#define OTTO_HW_VERSION 5u
+#define OTTO_HW_VERSION 6u
 
 #define OTTO_CELL_BYTES         53u
 #define OTTO_CELL_HEADER_BYTES  5u
@@ -114,6 +122,8 @@
 #define OTTO_POLL_LEASE_MAX_NS  1000000u /* a polling hint further ahead is ignored */
 #define OTTO_PULSE_NS           10000u   /* a running controller's pulse is at most this old */
 #define OTTO_STARVED_NS         100000u  /* an older one: the controller waits for a CPU */
+#define OTTO_MOVE_NS            200000u  /* one this old on another CPU: move the controller */
+#define OTTO_MOVE_MAX_NS        100000000u /* but not an older one: stopped or gone, not waiting */
 
 /* Written once by the driver before the portion is handed to the task; read-only after. */
 struct otto_geometry {
@@ -162,6 +172,8 @@ struct otto_portion_hdr {
     alignas(OTTO_CACHELINE) uint64_t host_polls_until_ns; /* host: polling hint's lease, 0: none */
     uint32_t host_polls_cpu;                            /* host: the CPU it polls on */
     uint32_t host_polls_for;                            /* host: enum otto_polls_for */
+    uint32_t host_moved_controller;                     /* host: 1 after moving the controller
+                                                           to its CPU; the controller: 0 */
     alignas(OTTO_CACHELINE) uint64_t controller_awake_ns; /* controller: its pulse, 0: none */
     uint32_t controller_cpu;                            /* controller: the CPU of that pulse */
 };
@@ -248,6 +260,8 @@ static_assert(offsetof(struct otto_portion_hdr, host_polls_cpu) == 9 * OTTO_CACH
               "hdr.host_polls_cpu");
 static_assert(offsetof(struct otto_portion_hdr, host_polls_for) == 9 * OTTO_CACHELINE + 12,
               "hdr.host_polls_for");
+static_assert(offsetof(struct otto_portion_hdr, host_moved_controller) == 9 * OTTO_CACHELINE + 16,
+              "hdr.host_moved_controller");
 static_assert(offsetof(struct otto_portion_hdr, controller_awake_ns) == 10 * OTTO_CACHELINE,
               "hdr.controller_awake_ns");
 static_assert(offsetof(struct otto_portion_hdr, controller_cpu) == 10 * OTTO_CACHELINE + 8,
