@@ -1,5 +1,5 @@
 # apps_aggregate.awk: folds bench/apps's runs (app,library,hosts,tasks,size,seconds,fabric_cpu,
-# team_cpu, one row per run) into one row per configuration: the median seconds and an2d CPU
+# team_cpu, one row per run) into one row per configuration: the median seconds and fabric CPU
 # share over the rounds, the range of the seconds, the number of runs and the median CPU
 # seconds of the application's tasks (POSIX awk). Keys keep the order in which they first appear.
 # Usage: awk -F, -v OFS=, -f figures.awk -f apps_aggregate.awk apps-runs.csv
