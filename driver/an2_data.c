@@ -157,15 +157,17 @@ static uint64_t controller_starved_pulse(const an2_ep *ep, uint64_t now)
 /* Moves a controller that waits for another CPU to ours (otto_hw.h's move hint): there a
  * task computes and never leaves the CPU before the scheduler's tick, while the scheduler
  * counts ours, where we only wait, as busy and leaves the controller where it is (a
- * Mandelbrot worker on one host got 10 of 512 rows so, where it usually gets 200). Once per
- * pulse, and only to a CPU an2d may run on. True if an2d is now ours to yield to. */
+ * Mandelbrot worker on one host got 10 of 512 rows so, where it usually gets 200). One try
+ * per pulse, and only to a CPU an2d may run on. True if an2d is now ours to yield to. */
 static bool controller_moved_here(an2_ep *ep, uint64_t pulse, uint32_t cpu, uint64_t now)
 {
-    if (pulse == ep->moved_on_pulse)
-        return cpu == ep->moved_to_cpu; /* moved already, and not run since */
+    if (pulse == ep->move_pulse) /* tried on this pulse: an2d has not run since */
+        return ep->moved_to_cpu == cpu;
     if (!ep->controller_pid || now - pulse < OTTO_MOVE_NS || now - pulse > OTTO_MOVE_MAX_NS ||
         cpu >= CPU_SETSIZE)
         return false;
+    ep->move_pulse = pulse;
+    ep->moved_to_cpu = UINT32_MAX;
     cpu_set_t allowed, here;
     if (sched_getaffinity(ep->controller_pid, sizeof allowed, &allowed) != 0 ||
         !CPU_ISSET(cpu, &allowed) || CPU_COUNT(&allowed) == 1)
@@ -174,7 +176,6 @@ static bool controller_moved_here(an2_ep *ep, uint64_t pulse, uint32_t cpu, uint
     CPU_SET(cpu, &here);
     if (sched_setaffinity(ep->controller_pid, sizeof here, &here) != 0)
         return false;
-    ep->moved_on_pulse = pulse;
     ep->moved_to_cpu = cpu;
     otto_shared_set(&ep->hdr->host_moved_controller, 1); /* after the move: a hint */
     return true;

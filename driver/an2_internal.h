@@ -37,8 +37,8 @@ struct an2_ep {
     struct an2_ep *fork_next;            /* an2_fork.c's list of open endpoints */
     bool controller_apart;               /* an2d in another scheduling group (or unknown) */
     pid_t controller_pid;                /* an2d, to move it to our CPU (otto_hw.h); 0: never */
-    uint64_t moved_on_pulse;             /* the pulse we last moved an2d on: once per pulse */
-    uint32_t moved_to_cpu;               /* and the CPU we moved it to */
+    uint64_t move_pulse;                 /* the pulse we last tried to move an2d on */
+    uint32_t moved_to_cpu;               /* the CPU we moved it to then; UINT32_MAX: none */
 };
 
 /* The system an2d's directory unless $AN2_SYSTEM_DIR names another (tests). */
