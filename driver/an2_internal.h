@@ -85,7 +85,10 @@ void an2_note_vc_answer(an2_ep *ep, const struct an2_ctl_reply *r);
 /* Milliseconds left until deadline_ns (CLOCK_MONOTONIC); -1 if deadline is UINT64_MAX. */
 int an2_ms_left(uint64_t deadline_ns);
 uint64_t an2_now_ns(void);
-/* an2_sched_group.c: true unless the process an2d (its pid) is known to share our CPU
+/* an2_sched_group.c: true while pid is a running an2d (a zombie, or a pid reused by another
+ * program, is not). */
+bool an2_pid_is_an2d(pid_t pid);
+/* True unless the process an2d (its pid) is known to share our CPU
  * scheduling group (cgroup and, under autogroup, session), where our yields reach it. */
 bool an2_sched_group_apart(pid_t an2d);
 /* an2d's pid if the process it names is ours and called an2d, so that we may move it to our

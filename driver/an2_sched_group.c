@@ -1,6 +1,6 @@
-/* an2_sched_group.c — whether an2d shares the caller's CPU scheduling group, so that the
- * caller's sched_yield can hand a shared CPU to it, and whether the caller may move an2d to
- * its CPU. The scheduler shares a CPU out between groups first (the cgroup's, and under
+/* an2_sched_group.c — an2d's process seen from /proc: whether a pid is a running an2d,
+ * whether an2d shares the caller's CPU scheduling group, so that the caller's sched_yield can
+ * hand a shared CPU to it, and whether the caller may move an2d to its CPU. The scheduler shares a CPU out between groups first (the cgroup's, and under
  * autogroup each session's) and a yield gives it up only within the group, so a task apart
  * from an2d sleeps briefly instead (an2_yield). */
 #include <stdbool.h>
@@ -37,6 +37,18 @@ static bool same_proc_text(pid_t pid, const char *name)
     return file_text(path, theirs, sizeof theirs) && strcmp(mine, theirs) == 0;
 }
 
+bool an2_pid_is_an2d(pid_t pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (pid <= 0 || !file_text(path, line, sizeof line))
+        return false;
+    const char *close_paren = strrchr(line, ')');
+    if (!close_paren || close_paren[1] != ' ' || close_paren[2] == 'Z' || close_paren[2] == 'X')
+        return false;
+    return strstr(line, "(an2d)") != NULL;
+}
+
 bool an2_sched_group_apart(pid_t an2d)
 {
     /* Unknown counts as apart: a wrong guess either way costs speed, never correctness (a nap
@@ -55,11 +67,10 @@ pid_t an2_sched_group_movable(pid_t an2d)
 {
     /* The pid from the OPEN reply names an2d in its own pid namespace: only a process of
      * ours called an2d is taken for it, so a move never pins anyone else's process. */
-    char path[64], comm[32];
+    char path[64];
     struct stat st;
     snprintf(path, sizeof path, "/proc/%d", (int)an2d);
     if (an2d <= 0 || stat(path, &st) != 0 || st.st_uid != geteuid())
         return 0;
-    snprintf(path, sizeof path, "/proc/%d/comm", (int)an2d);
-    return file_text(path, comm, sizeof comm) && strcmp(comm, "an2d\n") == 0 ? an2d : 0;
+    return an2_pid_is_an2d(an2d) ? an2d : 0;
 }

@@ -4,8 +4,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -13,23 +11,6 @@
 
 #include "an2_ctl_proto.h"
 #include "an2_internal.h"
-
-/* True while pid runs (a zombie, or a pid reused by a non-an2d, counts as gone). */
-static bool still_running(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *close_paren = strrchr(buf, ')');
-    if (!close_paren || close_paren[1] != ' ' || close_paren[2] == 'Z' || close_paren[2] == 'X')
-        return false;
-    return strstr(buf, "(an2d)") != NULL;
-}
 
 int an2d_stop(const char *path, bool system, int timeout_ms)
 {
@@ -68,11 +49,11 @@ int an2d_stop(const char *path, bool system, int timeout_ms)
         }
     }
     if (rc == 0) {
-        for (int waited = 0; waited < timeout_ms && still_running(pid); waited += 10) {
+        for (int waited = 0; waited < timeout_ms && an2_pid_is_an2d(pid); waited += 10) {
             struct timespec ts = {0, 10 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
-        if (still_running(pid))
+        if (an2_pid_is_an2d(pid))
             rc = -ETIMEDOUT;
     }
 out:
