@@ -25,6 +25,15 @@ static long voluntary_switches(void)
     return ru.ru_nvcsw;
 }
 
+/* Yields YIELDS times as a waiting task does; how many of them slept. */
+static long yields_that_slept(an2_ep *ep)
+{
+    long before = voluntary_switches();
+    for (int i = 0; i < YIELDS; i++)
+        an2_yield(ep, true);
+    return voluntary_switches() - before;
+}
+
 static void pin_to(int cpu)
 {
     cpu_set_t set;
@@ -113,10 +122,7 @@ int main(void)
 
     usleep(2000); /* the pulse grows older than OTTO_STARVED_NS */
     pin_to((int)cpu);
-    long before = voluntary_switches();
-    for (int i = 0; i < YIELDS; i++)
-        an2_yield(p.ep, true);
-    long naps = voluntary_switches() - before;
+    long naps = yields_that_slept(p.ep);
     if (apart && naps < YIELDS)
         FAIL("an2d stopped awake on our CPU %u: %ld of %d yields slept", cpu, naps, YIELDS);
     if (!apart && naps >= YIELDS)
@@ -140,10 +146,7 @@ int main(void)
                 pin_to(other);
                 usleep(1000);
             }
-            before = voluntary_switches();
-            for (int i = 0; i < YIELDS; i++)
-                an2_yield(p.ep, true);
-            naps = voluntary_switches() - before;
+            naps = yields_that_slept(p.ep);
             cpu_set_t its;
             if (sched_getaffinity(an2d, sizeof its, &its) != 0)
                 FAIL("sched_getaffinity(an2d)");
