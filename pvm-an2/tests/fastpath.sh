@@ -18,6 +18,25 @@ check() { "$bindir/fastpath_check" "$@" > out 2> err || { cat out err >&2; log >
 child_pid() { for p in $(pvm_env_pids); do
 	[ "$p" != "$1" ] && grep -q fastpath_check "/proc/$p/cmdline" 2>/dev/null && echo "$p"; done
 	return 0; }
+an2d_pid() { for p in $(pvm_env_pids); do grep -q an2d "/proc/$p/cmdline" 2>/dev/null && echo "$p"; done
+	return 0; }
+# Each step below waits for the event it acts on, never for a time: wait_for SECONDS WHAT CMD...
+# runs CMD every 0.1 s until it succeeds, and fails the test, naming WHAT, after SECONDS (a
+# bound for a loaded machine, not the time the event takes).
+wait_for() { local limit=$1 what=$2 i; shift 2
+	for i in $(seq $((limit * 10))); do "$@" && return 0; sleep 0.1; done
+	cat out err 2>/dev/null >&2; pvm_env_fail "$what: not within $limit s"; }
+# the background program $run has printed a line matching $1 (fails at once if it ended first)
+said() { grep -q "$1" out 2>/dev/null && return 0
+	kill -0 "$run" 2>/dev/null || { cat out err >&2; pvm_env_fail "it ended without saying \"$1\""; }
+	return 1; }
+# a VC's cells are held in the switch for want of credit: its sender is stalled on flow control
+vc_stalled() { "$BIN/an2stat" -v 2>/dev/null |
+	awk '/^ENDPOINT +VC /{ v = 1; next } v && NF >= 21 && $17 > 0 { f = 1 } END { exit !f }'; }
+# process $1 has ended (a zombie nobody reaps counts) / is stopped
+ended() { ! kill -0 "$1" 2>/dev/null || grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
+stopped() { grep -q '^[0-9]* (.*) [Tt]' "/proc/$1/stat" 2>/dev/null; }
+child_stopped() { c=$(child_pid "$run"); [ -n "$c" ] && stopped "$c"; }
 
 case $scenario in
 mixed)
@@ -61,21 +80,18 @@ nosyscall)
 	[ "$calls" -lt 300 ] || { grep -v eventfd strace.out | tail -n 40; pvm_env_fail "system calls on the message path (above)"; }
 	;;
 kill)
-	# the receiver sleeps after 20 messages, and the sender starts the next only then, so it
+	# the receiver pauses after 20 messages, and the sender starts the next only then, so it
 	# stalls on flow control in mid-message (1,100,000-byte messages are 17 PDUs; the 16
 	# receive buffers take 16 of them): killed then, the receiver must report the lost message
 	"$bindir/fastpath_check" stall 100000 1100000 > out 2> err &
-	parent=$!
-	for i in $(seq 100); do grep -q sleeping out 2>/dev/null && break; sleep 0.1; done
-	prev=0   # stalled: the 20 messages and more went through the switch, then none for 300 ms
-	for i in $(seq 10); do
-		sleep 0.3; n=$(cells); n=${n:-0}
-		[ "$n" -gt 70000 ] && [ "$n" -eq "$prev" ] && break
-		prev=$n
-	done
-	c=$(child_pid "$parent"); [ -n "$c" ] || pvm_env_fail "no child to kill"
+	run=$!
+	wait_for 60 "the receiver's pause after 20 messages" said "^stall: paused"
+	wait_for 60 "the sender's stall in message 20" vc_stalled
+	c=$(child_pid "$run"); [ -n "$c" ] || pvm_env_fail "no child to kill"
 	kill -KILL "$c"
-	rc=0; wait "$parent" || rc=$?
+	wait_for 60 "the sender's end" ended "$c"
+	kill -USR1 "$run"
+	rc=0; wait "$run" || rc=$?
 	cat out
 	grep "AN2 fast path" err || true
 	[ "$rc" -eq 0 ] || pvm_env_fail "the receiver failed (status $rc)"
@@ -85,59 +101,63 @@ kill)
 	grep -q "AN2 fast path: .* on VC 0\.0\.[0-9]* to t" err || pvm_env_fail "the vanished peer was not logged"
 	;;
 kill-receiver)
-	# the receiver (the child) killed while the parent streams to it: the parent's sends go on
-	# (to a task that has gone: the pvmd drops them, as with stock) until its PvmTaskExit notice
-	# comes; nothing hangs, not even a send stalled on flow control when the receiver died
+	# the receiver (the child) stops itself after 100 messages and is killed then, while the
+	# parent streams to it: the parent's sends go on (to a task that has gone: the pvmd drops
+	# them, as with stock) until its PvmTaskExit notice comes; nothing hangs, not even a send
+	# stalled on flow control when the receiver died
 	"$bindir/fastpath_check" sendto 20000 100000 > out 2> err &
-	parent=$!
-	for i in $(seq 100); do [ "$(cells)" -gt 50000 ] 2>/dev/null && break; sleep 0.05; done
-	c=$(child_pid "$parent"); [ -n "$c" ] || pvm_env_fail "no child to kill"
+	run=$!
+	wait_for 60 "the receiver's stop after 100 messages" child_stopped
 	kill -KILL "$c"
-	rc=0; wait "$parent" || rc=$?
+	rc=0; wait "$run" || rc=$?
 	cat out
 	grep "AN2 fast path" err || true
 	[ "$rc" -eq 0 ] || { cat err; pvm_env_fail "the sender failed (status $rc)"; }
 	n=$(sed -n 's/^sendto: the PvmTaskExit notice came after \([0-9]*\) of 20000 messages$/\1/p' out)
 	[ -n "$n" ] || pvm_env_fail "no PvmTaskExit notice"
-	[ "$n" -lt 20000 ] || pvm_env_fail "the kill did not land mid-stream"
+	[ "$n" -ge 100 ] && [ "$n" -lt 20000 ] || pvm_env_fail "the kill did not land mid-stream"
 	;;
 exit-stall)
 	# an2d stopped (SIGSTOP) with the pair's VC open, then the child killed: pvmd's notice
 	# reaches the parent, but no PEER_GONE can: the notice is held 10 s, then goes (logged)
 	"$bindir/fastpath_check" exitstall 0 0 > out 2> err &
-	parent=$!
-	for i in $(seq 100); do grep -q "^exitstall: warm" out 2>/dev/null && break; sleep 0.1; done
-	a=""; for p in $(pvm_env_pids); do grep -q an2d "/proc/$p/cmdline" 2>/dev/null && a=$p; done
-	c=$(child_pid "$parent")
+	run=$!
+	wait_for 60 "the pair's warm-up" said "^exitstall: warm"
+	a=$(an2d_pid); c=$(child_pid "$run")
 	[ -n "$a" ] && [ -n "$c" ] || pvm_env_fail "no an2d ($a) or child ($c)"
 	kill -STOP "$a"
 	kill -KILL "$c"
 	# an2d goes on once the parent has its answer (its pvm_exit needs an2d)
-	for i in $(seq 300); do grep -q "PvmTaskExit notice" out && break; sleep 0.1; done
+	wait_for 80 "the parent's answer" said "PvmTaskExit notice"
 	kill -CONT "$a"
-	rc=0; wait "$parent" || rc=$?
+	rc=0; wait "$run" || rc=$?
 	cat out
 	grep "AN2 fast path" err || true
 	[ "$rc" -eq 0 ] || pvm_env_fail "the parent failed (status $rc)"
-	grep -q "^exitstall: the PvmTaskExit notice came after 1[0-9] s" out ||
-		pvm_env_fail "the held notice did not come after 10 s"
+	held=$(sed -n 's/^exitstall: the PvmTaskExit notice came after \([0-9]*\) s$/\1/p' out)
+	[ -n "$held" ] && [ "$held" -ge 10 ] || pvm_env_fail "the held notice did not come after 10 s"
 	grep -q "its exit notice goes now" err || pvm_env_fail "the release was not logged"
 	;;
 an2d-stop|an2d-kill)
-	# an2d stopped, or killed, in mid-stream: both tasks lose their VC with PDUs on the way;
-	# what the receiver had not acknowledged goes by the daemon route, and every message
-	# arrives once, in order, intact, with no receive error
-	"$bindir/fastpath_check" stream 3000 100000 > out 2> err &
-	parent=$!
-	for i in $(seq 100); do [ "$(cells)" -gt 50000 ] 2>/dev/null && break; sleep 0.05; done
+	# an2d stopped, or killed, in mid-stream: the receiver pauses after 100 messages and the
+	# sender stalls on flow control, so both tasks lose their VC with PDUs on the way; what the
+	# receiver had not acknowledged goes by the daemon route, and every message arrives once,
+	# in order, intact, with no receive error
+	"$bindir/fastpath_check" handover 3000 100000 > out 2> err &
+	run=$!
+	wait_for 60 "the receiver's pause after 100 messages" said "^stream: paused"
+	wait_for 60 "the sender's stall on flow control" vc_stalled
 	if [ "$scenario" = an2d-stop ]; then
-		"$BIN/an2d" --stop > /dev/null
+		"$BIN/an2d" --stop > /dev/null || pvm_env_fail "an2d --stop"
 	else
-		a=""; for p in $(pvm_env_pids); do grep -q an2d "/proc/$p/cmdline" 2>/dev/null && a=$p; done
-		[ -n "$a" ] || pvm_env_fail "no an2d to kill"
+		a=$(an2d_pid); [ -n "$a" ] || pvm_env_fail "no an2d to kill"
+		# a killed an2d leaves its socket directory (the next an2d takes it over): ours to remove
+		PVM_ENV_AN2D_KILLED=1
 		kill -KILL "$a"
+		wait_for 60 "an2d's end" ended "$a"
 	fi
-	rc=0; wait "$parent" || rc=$?
+	kill -USR1 "$run"
+	rc=0; wait "$run" || rc=$?
 	cat out
 	{ cat err; log; } | grep "AN2 fast path" || true
 	[ "$rc" -eq 0 ] || pvm_env_fail "the receiver failed (status $rc)"
@@ -145,9 +165,7 @@ an2d-stop|an2d-kill)
 		pvm_env_fail "messages lost, corrupted, misordered or reported lost"
 	grep -q "an2d gone\|an2d vanished" err || pvm_env_fail "an2d's end was not logged"
 	{ cat err; log; } | grep -q "PDUs it had not acknowledged went by the daemon route" ||
-		pvm_env_fail "no stream was handed over to the daemon route (the test did not hit mid-stream)"
-	# a killed an2d leaves its socket directory (the next an2d takes it over)
-	[ "$scenario" = an2d-stop ] || rm -rf "$PVM_TMP"/an2d.*
+		pvm_env_fail "no stream was handed over to the daemon route"
 	;;
 ber|ber-1e-6|cell-loss)
 	# an2d damaging cells, started before the tasks (they find it instead of starting one):
@@ -160,23 +178,19 @@ ber|ber-1e-6|cell-loss)
 	esac
 	# shellcheck disable=SC2086
 	"$BIN/an2d" --daemon $fault --fault-seed 3 || pvm_env_fail "an2d"
+	# The tasks' own counters per VC, shown by an2stat, once every message is in and before
+	# the VCs close (the parent pauses there): resends and recoveries
 	# shellcheck disable=SC2086
-	"$bindir/fastpath_check" $work > out 2> err &
+	FASTPATH_PAUSE_AT_END=1 "$bindir/fastpath_check" $work > out 2> err &
 	run=$!
-	# an2stat shows the tasks' own counters per VC while they run: resends and recoveries
-	shown=0
-	for i in $(seq 3000); do
-		kill -0 "$run" 2>/dev/null || break
-		n=$("$BIN/an2stat" 2>/dev/null |
-			awk '/^ENDPOINT +VC /{ v = 1; next } v && NF >= 21 { n += $18 + $20 } END { print n + 0 }')
-		[ "$n" -gt "$shown" ] && shown=$n
-		sleep 0.2
-	done
+	wait_for 90 "the end of the run" said "done, paused"
+	shown=$("$BIN/an2stat" 2>/dev/null |
+		awk '/^ENDPOINT +VC /{ v = 1; next } v && NF >= 21 { n += $18 + $20 } END { print n + 0 }')
+	kill -USR1 "$run"
 	wait "$run" || { cat out err >&2; log >&2; pvm_env_fail "fastpath_check $work"; }
 	cat out
-	echo "an2stat showed up to $shown resends and recoveries on the pair's VCs"
-	# (at 1e-7 the few recoveries may all fall between two looks: the others have hundreds)
-	[ "$shown" -gt 0 ] || [ "$scenario" = ber ] || pvm_env_fail "an2stat showed no resend or recovery"
+	echo "an2stat showed $shown resends and recoveries on the pair's VCs"
+	[ "$shown" -gt 0 ] || pvm_env_fail "an2stat showed no resend or recovery"
 	{ cat err; log; } | grep "AN2 fast path" > recovery || true
 	grep -v "asked for again\|resending PDU" recovery || true   # (the summaries, the rest)
 	echo "recovery log lines: $(grep -c "asked for again\|resending PDU" recovery)"

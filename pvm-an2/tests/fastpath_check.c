@@ -3,6 +3,8 @@
  *   mixed N SEED     child sends N messages, switching at random between the daemon route
  *                    (PvmDontRoute) and AN2, raw / in-place packing, 0..200 KB; the parent
  *                    is slow at times; every message must arrive complete, in order, intact
+ *                    (mixed and stream: FASTPATH_PAUSE_AT_END=1 pauses the parent, as below,
+ *                    with every message in and the pair's VCs still open: "done, paused")
  *   pingpong N SIZE  N round trips of SIZE bytes (psend/precv), prints the one-way time; a
  *                    line (written at once) before the first and after the last
  *   hoard N SIZE     child streams N messages; the parent keeps them all, then checks them
@@ -10,9 +12,12 @@
  *                    receive error is printed ("recv error <code>") and the parent goes on
  *                    until the child is gone (PvmTaskExit)
  *   stall N SIZE     stream, but the child sends message 20 only when the parent, which
- *                    has taken messages 0-19, says so just before it sleeps 4 s outside PVM:
- *                    the parent's receive buffers fill with the start of message 20 and the
- *                    child stalls in mid-message on flow control
+ *                    has taken messages 0-19, says so just before it pauses outside PVM
+ *                    ("stall: paused", until SIGUSR1): the parent's receive buffers fill with
+ *                    the start of message 20 and the child stalls in mid-message on flow control
+ *   handover N SIZE  stream, but the parent pauses outside PVM after 100 messages ("stream:
+ *                    paused", until SIGUSR1): the child stalls on flow control with PDUs the
+ *                    parent has not acknowledged, whatever the machine's speed
  *   leave N SIZE     child sends N messages of SIZE bytes and 3 small ones, then pvm_exit,
  *                    while the parent is outside PVM calls until the child's process has
  *                    ended; then every message must be there (N * SIZE more than the
@@ -45,7 +50,9 @@
 #define TAG_EXIT 13
 #define TAG_GONE 14
 #define TAG_GO 15
-#define STALL_AT 20   /* stall: the message the child sends only when the parent sleeps */
+#define STALL_AT 20   /* stall: the message the child sends only when the parent pauses */
+#define HANDOVER_AT 100   /* handover: the messages the parent takes before it pauses */
+#define PAUSE_LIMIT_S 90   /* a pause nobody ends fails the test rather than hang it */
 #define MAX_LEN (200 * 1024)
 
 static unsigned rnd(unsigned *s)
@@ -116,6 +123,32 @@ static int recv_numbered(int from, int seq, unsigned char *buf, int len)
 	return bufid <= 0 ? -1 : check_numbered(bufid, seq, buf, len);
 }
 
+/* Prints line, then waits outside PVM (no library call: nothing is taken or acknowledged)
+ * until the shell, which has seen the line, sends SIGUSR1 (blocked before the line, so it
+ * waits pending). The shell acts on the pause itself, not on a guess of its length. 0 when
+ * told to go on; 1 if nobody did. */
+static int pause_outside_pvm(const char *line)
+{
+	sigset_t go;
+	sigemptyset(&go);
+	sigaddset(&go, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &go, NULL);
+	printf("%s\n", line);
+	fflush(stdout);
+	struct timespec limit = { PAUSE_LIMIT_S, 0 };
+	if (sigtimedwait(&go, NULL, &limit) == SIGUSR1)
+		return 0;
+	printf("no SIGUSR1 %d s after the pause\n", PAUSE_LIMIT_S);
+	return 1;
+}
+
+/* With FASTPATH_PAUSE_AT_END set, the parent pauses once every message is in, before it lets
+ * the child go: the pair's VCs, with the tasks' own counters, are still there to be read. */
+static int pause_at_end(const char *line)
+{
+	return getenv("FASTPATH_PAUSE_AT_END") ? pause_outside_pvm(line) : 0;
+}
+
 static void child_mixed(int parent, int n, unsigned seed)
 {
 	unsigned char *buf = malloc(MAX_LEN);
@@ -174,6 +207,10 @@ static int parent_mixed(int child, int n, unsigned seed)
 	pvm_bufinfo(bufid, &bytes, &tag, &tid);
 	if (tag != TAG_DONE) {
 		printf("after %d messages: tag %d, not DONE\n", n, tag);
+		return 1;
+	}
+	if (pause_at_end("mixed: done, paused")) {
+		free(buf);
 		return 1;
 	}
 	pvm_initsend(PvmDataDefault);
@@ -258,21 +295,31 @@ static void child_stream(int parent, int n, int size, int stall)
 	free(buf);
 }
 
-static int parent_stream(int child, int n, int size, int stall)
+enum stream_pause { PAUSE_NONE, PAUSE_STALL, PAUSE_HANDOVER };
+
+static int parent_stream(int child, int n, int size, enum stream_pause pause)
 {
 	unsigned char *buf = malloc((size_t)size);
 	int got = 0, errors = 0, bad = 0, last = -1, misordered = 0, exited = 0;
 	pvm_notify(PvmTaskExit, TAG_EXIT, 1, &child);
 	for (;;) {
-		if (stall && got == STALL_AT) {
+		if (pause == PAUSE_STALL && got == STALL_AT) {
 			/* nothing of message 20 has come yet: our receive buffers take its start while
-			 * we sleep, not polling, and the sender stalls in mid-message on flow control */
-			stall = 0;
+			 * we pause, not polling, and the sender stalls in mid-message on flow control */
+			pause = PAUSE_NONE;
 			pvm_initsend(PvmDataRaw);
 			pvm_send(child, TAG_GO);
-			printf("sleeping\n");
-			fflush(stdout);
-			sleep(4);
+			if (pause_outside_pvm("stall: paused")) {
+				free(buf);
+				return 1;
+			}
+		}
+		if (pause == PAUSE_HANDOVER && got == HANDOVER_AT) {
+			pause = PAUSE_NONE;
+			if (pause_outside_pvm("stream: paused")) {
+				free(buf);
+				return 1;
+			}
 		}
 		/* pvmd's exit notice is not ordered with the child's own messages (two senders):
 		 * after it, take what the child sent until 2 s pass without anything */
@@ -296,6 +343,10 @@ static int parent_stream(int child, int n, int size, int stall)
 			continue;
 		}
 		if (tag == TAG_DONE) {
+			if (pause_at_end("stream: done, paused")) {
+				free(buf);
+				return 1;
+			}
 			pvm_initsend(PvmDataDefault);
 			pvm_send(child, TAG_EXIT);
 			continue;
@@ -399,11 +450,15 @@ static int parent_leave(int child, int n, int size)
 	return got != n + LEAVE_SMALL || bad || gone != child || notice_at != n + LEAVE_SMALL;
 }
 
+/* sendto's child: takes SINK_STOP_AT messages, then stops itself (SIGSTOP) for the shell to
+ * kill: the parent is in mid-stream then, whatever the machine's speed. */
+#define SINK_STOP_AT 100
 static void child_sink(int parent, int n, int size)
 {
 	unsigned char *buf = malloc((size_t)size);
 	for (int i = 0; i < n && recv_numbered(parent, i, buf, size) == 1; i++)
-		;
+		if (i + 1 == SINK_STOP_AT)
+			raise(SIGSTOP);
 	free(buf);
 }
 
@@ -447,6 +502,7 @@ static int parent_exitstall(int child)
 		return 1;
 	}
 	printf("exitstall: the PvmTaskExit notice came after %.0f s\n", now() - t0);
+	fflush(stdout);   /* the shell continues an2d on this line */
 	return 0;
 }
 
@@ -504,7 +560,7 @@ static int parent_rejoin(int child, int n, int size)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|stall|sendto|leave|rejoin|exitstall N ARG\n");
+		fprintf(stderr, "usage: fastpath_check mixed|pingpong|hoard|stream|stall|handover|sendto|leave|rejoin|exitstall N ARG\n");
 		return 2;
 	}
 	int me = pvm_mytid();
@@ -554,7 +610,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[1], "exitstall"))
 			rc = parent_exitstall(child);
 		else
-			rc = parent_stream(child, n, arg, !strcmp(argv[1], "stall"));
+			rc = parent_stream(child, n, arg, !strcmp(argv[1], "stall") ? PAUSE_STALL :
+			                   !strcmp(argv[1], "handover") ? PAUSE_HANDOVER : PAUSE_NONE);
 	}
 	pvm_exit();
 	return rc;

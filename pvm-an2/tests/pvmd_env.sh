@@ -3,7 +3,8 @@
 #   Sets PVM_TMP (fresh dir), PVM_VMID (unique), PVM_ROOT, PVM_ALLOW_ROOT; exports them;
 #   PVM_WORK is a scratch dir for the test's own files; PVMD_PID the pvmd.
 #   An EXIT trap halts the pvmd, kills whatever still runs under our PVM_VMID, removes the
-#   temp dir, and fails the test if a process or file had been left behind.
+#   temp dir, and fails the test if a process or file had been left behind (a test that kills
+#   its an2d sets PVM_ENV_AN2D_KILLED=1 first: the socket directory it leaves is expected).
 
 pvm_env_fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -51,6 +52,9 @@ pvm_env_stop() {
 		leftovers="processes left running: $(echo $pids)"
 	fi
 	[ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+	# an an2d that the test killed on purpose (PVM_ENV_AN2D_KILLED=1, set before the kill)
+	# leaves its socket directory for the next an2d to take over: the test's to remove
+	[ "${PVM_ENV_AN2D_KILLED:-0}" = 1 ] && rm -rf "$PVM_TMP"/an2d.*
 	# pvmtmp<pid>.<n> sockets are Debian's alone (its pvmd's, the pvmd' it forks to add
 	# hosts, its libpvm3's direct routes; libpvm3-an2 makes none): once in many runs under
 	# load, or when pvm_halt ends them, they stay. Said here with the pvmd's exit status and
