@@ -190,13 +190,15 @@ static double memcpy_gbs(size_t bytes, size_t total)
     return median(v, REPEATS);
 }
 
-static void row(const char *what, double value, const char *unit, double unit_scale, const char *how)
+/* One table row: value times unit_scale in unit, or a dash for a figure not measured. */
+static void row(const char *what, double value, const char *unit, double unit_scale,
+                const char *how)
 {
+    double shown = value * unit_scale;
     if (value < 0)
         printf("| %s | – | %s |\n", what, how);
     else
-        printf("| %s | %.*f %s | %s |\n", what, value * unit_scale < 10 ? 2 : 1, value * unit_scale, unit,
-               how);
+        printf("| %s | %.*f %s | %s |\n", what, shown < 10 ? 2 : 1, shown, unit, how);
 }
 
 int main(int argc, char **argv)
@@ -216,14 +218,15 @@ int main(int argc, char **argv)
     snprintf(how[1], sizeof how[1], "%d calls, whatever else runs", 100000 / loop_divisor);
     snprintf(how[2], sizeof how[2], "two processes handing a word back and forth, %d round trips",
              20000 / loop_divisor);
-    snprintf(how[3], sizeof how[3], "two processes on two CPUs spinning on one word, %d round trips",
+    snprintf(how[3], sizeof how[3],
+             "two processes on two CPUs spinning on one word, %d round trips",
              200000 / loop_divisor);
     printf("| this machine's cost of | measured | how |\n| --- | ---: | --- |\n");
     row("a system call", syscall_ns(), "µs", 1e-3, how[0]);
     row("a `sched_yield`", yield_ns(), "µs", 1e-3, how[1]);
     row("a futex wake-up, one way", pingpong_ns(0, 20000 / loop_divisor), "µs", 1e-3, how[2]);
-    row("one cache line between two cores, one way", pingpong_ns(1, 200000 / loop_divisor), "µs", 1e-3,
-        how[3]);
+    row("one cache line between two cores, one way", pingpong_ns(1, 200000 / loop_divisor), "µs",
+        1e-3, how[3]);
     size_t total = ((size_t)1 << 30) / (size_t)loop_divisor;
     row("memcpy of 64 KiB (in cache)", memcpy_gbs(64 << 10, total), "GB/s", 1,
         loop_divisor == 1 ? "1 GiB copied" : "100 MiB copied");
