@@ -288,5 +288,4 @@ END {
   }
   if (skipped != "") print "\n## Skipped (not available in this build)\n" skipped
   if (failed != "") print "\n## FAILED (see logs/)\n" failed
-  print "\n## Plots\n\n![one-way latency against message size](latency.png)\n\n![bandwidth against message size](bandwidth.png)\n\n![every pattern and encoding](variants.png)"
 }

@@ -37,6 +37,6 @@ if [ -s "$out/summary.md" ]; then
   echo
   cat "$out/summary.md"
   echo
-  echo "Results: $out/summary.md, $out/results.csv, $out/latency.png, $out/bandwidth.png"
+  echo "Results: $out/summary.md, $out/results.csv, $out/one-host.png, $out/two-hosts.png"
 fi
 exit $status

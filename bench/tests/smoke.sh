@@ -79,9 +79,10 @@ compare)   # every program and available transport, a short run
     grep -q "^$label," "$out/results.csv" || fail "no rows for available transport $label"
   done
   grep -q "^$(echo pvm-direct)," "$out/results.csv" || fail "stock PVM (pvm-direct) was not measured"
-  for png in latency bandwidth variants; do
+  for png in one-host raw physics variants; do
     is_png "$out/$png.png" || fail "$png.png is not a PNG image"
   done
+  grep -q '^!\[one-host\](one-host.png)' "$out/summary.md" || fail "summary.md does not show one-host.png"
   grep -q "Protocol hierarchy" "$out/summary.md" || fail "summary.md lacks the protocol-hierarchy table"
   grep -q "| pvm-daemon | " "$out/summary.md" || fail "summary.md lacks the pvm-daemon row"
   grep -q "Machine:" "$out/summary.md" || fail "summary.md lacks the machine description"
@@ -177,7 +178,7 @@ LIST
     fail "summary lacks the raw row's latency (nearest size to 8 B) or 64 KiB bandwidth (within 1%)"
   grep -q "needs-an2d: an2d is not built" "$out/summary.md" || fail "an2d-less transport not skipped"
   grep -q "a table nobody parses" "$out/logs/aal5-fake.log" || fail "the raw benchmark's stdout is not in its log"
-  is_png "$out/latency.png" || fail "latency.png is not a PNG image"
+  is_png "$out/others.png" || fail "others.png (transports outside the panels) is not a PNG image"
   ;;
 usage)   # pvmbench refuses bad input clearly and fails fast without a pvmd
   bench="$build/bin/pvmbench-stock"
