@@ -3,9 +3,10 @@
 # a row per task count with both libraries' times and spread, AN2's gain over stock, each
 # library's speedup over its own one-task run on one host, the fabric's CPU share during the AN2 run
 # and the CPU seconds the application's tasks used on each library; then
-# the targets: no configuration slower on AN2 by more than 5 %, communication-bound ones (heat
-# on its smallest grid, samplesort) at least 2x faster from 4 tasks on. The all-to-all gets a
-# table of its own: messages per second against the number of tasks.
+# the product's goals: no configuration slower on AN2 by more than 5 % beyond the spread of its
+# rounds; heat on its smallest grid at least 3x faster from 4 tasks on one host and 2x at 4
+# tasks across hosts; the all-to-all at least 2x stock's messages per second from 4 to 32 tasks
+# (one host). The all-to-all gets a table of its own: messages per second against tasks.
 # Usage: awk -F, -v mode=M -v machine=TEXT -v date=TEXT -v commit=C -v rounds=N -v route=R
 #            -v specs="app:size:iters ..." -f apps_summary.awk apps.csv
 
@@ -66,13 +67,16 @@ END {
         (s == "" ? "–" : fmt(team[app, "stock", hosts, ts, size])) " / " (a == "" ? "–" : fmt(team[app, "an2", hosts, ts, size]))
       if (s != "" && a != "" && a > 0) {
         gain = s / a
-        if (gain < 1 / 1.05) slower = slower sprintf("- %s size %s, %s host(s), %s task(s): AN2 %.1f %% slower (%s s against %s s)\n",
-          app, size, hosts, ts, (a / s - 1) * 100, fmt(a), fmt(s))
-        bound = (app == "samplesort" || (app == "heat" && size == smallest_heat))
-        if (bound && ts >= 4) {
+        # slower beyond the spread: more than 5 % and AN2's fastest round behind stock's slowest
+        if (gain < 1 / 1.05 && lo[app, "an2", hosts, ts, size] > hi[app, "stock", hosts, ts, size])
+          slower = slower sprintf("- %s size %s, %s host(s), %s task(s): AN2 %.1f %% slower (%s s against %s s)\n",
+            app, size, hosts, ts, (a / s - 1) * 100, fmt(a), fmt(s))
+        wanted = (hosts == 1 && ts >= 4) ? 3 : (hosts > 1 && ts == 4) ? 2 : 0
+        if (app == "heat" && size == smallest_heat && wanted) {
           checked++
-          line = sprintf("- %s size %s, %s host(s), %s tasks: %.2f×", app, size, hosts, ts, gain)
-          if (gain >= 2) met = met line "\n"; else missed = missed line "\n"
+          line = sprintf("- heat size %s, %s host(s), %s tasks: %.2f× (goal %d×)", size, hosts, ts, gain, wanted)
+          heat_lines = heat_lines line (gain >= wanted ? ": met\n" : ": **not met**\n")
+          if (gain < wanted) missed++
         }
       }
     }
@@ -89,6 +93,12 @@ END {
     for (i = 1; i <= n; i++) {
       ts = tl[i]; msgs = ts * (ts - 1) * r
       s = a2a["stock", ts, size]; a = a2a["an2", ts, size]
+      if (s > 0 && a > 0 && ts >= 4 && ts <= 32) {
+        a2a_checked++
+        line = sprintf("- %s-byte messages, %s tasks: %.2f×", size, ts, s / a)
+        a2a_lines = a2a_lines line (s / a >= 2 ? ": met\n" : ": **not met**\n")
+        if (s / a < 2) a2a_missed++
+      }
       printf "| %s | %d | %s | %s | %s | %s | %s | %s |\n", ts, ts * (ts - 1) / 2,
         (s > 0 ? sprintf("%.0f", msgs / s) : "–"), (a > 0 ? sprintf("%.0f", msgs / a) : "–"),
         (s > 0 && a > 0) ? sprintf("%.2f×", s / a) : "–",
@@ -98,11 +108,14 @@ END {
     }
     printf "\n"
   }
-  printf "## Targets\n\n"
-  printf "No configuration slower on AN2 than on stock by more than 5 %%: %s\n", slower == "" ? "met." : "**missed** in"
+  printf "## The product's goals\n\n"
+  printf "No configuration slower on AN2 than on stock by more than 5 %% beyond the spread of its rounds: %s\n",
+    slower == "" ? "met." : "**not met** in"
   printf "%s\n", slower
-  printf "Communication-bound configurations (heat on its smallest grid, samplesort) at 4 tasks or\n"
-  printf "more at least 2× faster on AN2: %s\n", checked == 0 ? "none measured." : missed == "" ? "met in all " checked "." : "**missed** in some:"
-  if (met != "") printf "%s", met
-  if (missed != "") printf "%s", missed
+  printf "Heat on its smallest grid at least 3× faster on AN2 from 4 tasks on one host, 2× at 4 tasks\n"
+  printf "across hosts: %s\n", checked == 0 ? "not measured." : !missed ? "met in all " checked ":" : "**not met** in " missed " of " checked ":"
+  printf "%s", heat_lines
+  printf "\nThe all-to-all at least 2× stock's messages per second on AN2, from 4 to 32 tasks (one host): %s\n",
+    a2a_checked == 0 ? "not measured." : !a2a_missed ? "met in all " a2a_checked ":" : "**not met** in " a2a_missed " of " a2a_checked ":"
+  printf "%s", a2a_lines
 }
