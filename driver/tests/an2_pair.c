@@ -64,16 +64,16 @@ void an2_pair_setup(struct an2_pair *p, const struct an2_open_params *params)
         read(p->from_peer, &p->peer_id, sizeof p->peer_id) != sizeof p->peer_id)
         FAIL("exchanging endpoint ids");
     if (p->parent) {
-        rc = an2_vc_open(p->ep, p->peer_id, 10000, &p->vc);
+        rc = an2_vc_open(p->ep, p->peer_id, AN2_TEST_WAIT_MS, &p->vc);
         if (rc != 0)
             FAIL("an2_vc_open: %s (%s)", an2_strerror(rc), an2_error_detail());
     } else {
         rc = an2_vc_open_start(p->ep, p->peer_id);
         if (rc != 0)
             FAIL("an2_vc_open_start: %s", an2_strerror(rc));
-        for (int i = 0; (rc = an2_vc_open_complete(p->ep, &p->vc)) == 0; i++) {
-            if (i > 10000)
-                FAIL("the VC did not open within 10 s");
+        for (double t0 = an2_test_ms(); (rc = an2_vc_open_complete(p->ep, &p->vc)) == 0;) {
+            if (an2_test_ms() - t0 > AN2_TEST_WAIT_MS)
+                FAIL("the VC did not open within %d ms", AN2_TEST_WAIT_MS);
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }
@@ -140,7 +140,7 @@ void an2_expect_summary(const char *want)
     const char *dir = getenv("AN2_BUILD_DIR");
     char cmd[512], line[256] = "";
     snprintf(cmd, sizeof cmd, "%s/bin/an2stat --summary", dir ? dir : ".");
-    for (int i = 0; i < 40; i++) {
+    for (double t0 = an2_test_ms(); an2_test_ms() - t0 < AN2_TEST_WAIT_MS;) {
         FILE *f = popen(cmd, "r");
         if (!f || !fgets(line, sizeof line, f))
             FAIL("an2stat gave nothing");
@@ -152,4 +152,34 @@ void an2_expect_summary(const char *want)
         usleep(50000);
     }
     FAIL("an2stat says '%.*s', wanted '%s'", (int)strcspn(line, "\n"), line, want);
+}
+
+double an2_test_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void an2_expect_proc_state(pid_t pid, const char *states, const char *what)
+{
+    char path[64], buf[512];
+    char state = '?';
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    for (double t0 = an2_test_ms(); an2_test_ms() - t0 < AN2_TEST_WAIT_MS; usleep(1000)) {
+        FILE *f = fopen(path, "r");
+        if (!f)
+            FAIL("%s: pid %d is gone", what, (int)pid);
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        const char *close_paren = strrchr(buf, ')');
+        if (close_paren && close_paren[1] == ' ' && close_paren[2]) {
+            state = close_paren[2];
+            if (strchr(states, state))
+                return;
+        }
+    }
+    FAIL("%s: pid %d still in state %c, not %s, after %d ms", what, (int)pid, state, states,
+         AN2_TEST_WAIT_MS);
 }

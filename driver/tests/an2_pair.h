@@ -19,6 +19,9 @@ struct an2_pair {
 };
 
 #define FAIL(...) an2_test_fail(__FILE__, __LINE__, __VA_ARGS__)
+/* How long a test waits for an event that must come, before it fails: long enough for a
+ * slow or loaded machine (a test waits for events, never for time). */
+#define AN2_TEST_WAIT_MS 30000
 void an2_test_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 
@@ -40,7 +43,13 @@ bool an2_check_pattern(const uint8_t *src, size_t len, uint32_t seed);
 struct an2_report an2_expect_report(an2_ep *ep, uint8_t kind, int timeout_ms);
 
 /* Runs an2stat --summary until it says want (e.g. "endpoints 1 vcs 1 routes 0"), for up to
- * two seconds (an2d handles a closed connection asynchronously); dies otherwise. */
+ * AN2_TEST_WAIT_MS (an2d handles a closed connection asynchronously); dies otherwise. */
 void an2_expect_summary(const char *want);
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+double an2_test_ms(void);
+/* Waits (up to AN2_TEST_WAIT_MS) until process pid is in one of states (/proc/PID/stat's
+ * letters, e.g. "S": asleep in a system call, "T": stopped); dies naming what otherwise. */
+void an2_expect_proc_state(pid_t pid, const char *states, const char *what);
 
 #endif

@@ -7,6 +7,7 @@
 unset AN2_SOCKET AN2_NO_AUTOSTART
 export AN2D_PATH=$BIN/an2d
 other() { setpriv --reuid=4242 --regid=4242 --clear-groups "$@"; }
+other_exec() { exec setpriv --reuid=4242 --regid=4242 --clear-groups "$@"; } # (as $!, with &)
 chmod 0755 "$T"
 S=$T/shared
 mkdir -m 1777 "$S"
@@ -24,25 +25,29 @@ refuses_to_start() {
 
 # 1. The default directory planted by the other user, an impostor listening in it.
 other mkdir -m 0777 "$S/an2d.$(id -u)"
-other "$TBIN/t_fake_an2d" "$S/an2d.$(id -u)/an2d.sock" 3 > "$T/fake1" &
-KIDS+=($!)
-for _ in $(seq 50); do grep -q listening "$T/fake1" && break; sleep 0.1; done
+# the impostors serve until SIGTERM, when every client has been to them
+other_exec "$TBIN/t_fake_an2d" "$S/an2d.$(id -u)/an2d.sock" 100 > "$T/fake1" &
+fake1=$!
+KIDS+=($fake1)
+wait_for "the first impostor to listen" grep -q listening "$T/fake1"
 "$TBIN/t_hold" 1 0 open > "$T/out" 2>&1 && fail "a client used the planted directory"
 grep -q "owned by another user" "$T/out" || fail "no reason given: $(cat "$T/out")"
 refuses_to_start "owned by another user" --socket "$S/an2d.$(id -u)/an2d.sock"
 
 # 2. An impostor at an explicit socket path: no byte sent to it, by the library, an2stat or
 # an2d --stop, and each says who it found there.
-other "$TBIN/t_fake_an2d" "$S/fake.sock" 3 > "$T/fake2" &
-KIDS+=($!)
-for _ in $(seq 50); do grep -q listening "$T/fake2" && break; sleep 0.1; done
+other_exec "$TBIN/t_fake_an2d" "$S/fake.sock" 100 > "$T/fake2" &
+fake2=$!
+KIDS+=($fake2)
+wait_for "the second impostor to listen" grep -q listening "$T/fake2"
 AN2_SOCKET=$S/fake.sock "$TBIN/t_hold" 1 0 open > "$T/out" 2>&1 && fail "a client trusted the impostor"
 grep -q "runs as uid 4242" "$T/out" || fail "no reason given: $(cat "$T/out")"
 "$BIN/an2stat" -s "$S/fake.sock" > "$T/out" 2>&1 && fail "an2stat trusted the impostor"
 grep -q "runs as uid 4242" "$T/out" || fail "an2stat gave no reason: $(cat "$T/out")"
 "$BIN/an2d" --stop --socket "$S/fake.sock" > "$T/out" 2>&1 && fail "an2d --stop trusted the impostor"
 grep -q "runs as uid 4242" "$T/out" || fail "an2d --stop gave no reason: $(cat "$T/out")"
-wait
+kill -TERM $fake1 $fake2
+for f in $fake1 $fake2; do wait "$f" || fail "an impostor failed"; done
 KIDS=()
 cat "$T/fake1" "$T/fake2"
 grep -q "fake: 0 connections, 0 bytes" "$T/fake1" || fail "a client reached the planted directory's impostor"

@@ -36,12 +36,33 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 start_an2d() {
     "$BIN/an2d" --socket "$AN2_SOCKET" --log-file "$T/an2d.log" "$@" &
     AN2D_PID=$!
-    for _ in $(seq 100); do
-        "$BIN/an2stat" --summary >/dev/null 2>&1 && return 0
-        kill -0 "$AN2D_PID" 2>/dev/null || fail "an2d exited at start"
+    until_answers
+}
+
+# WAIT_S: how long a test waits for an event that must come (a loaded machine is slow).
+WAIT_S=${AN2_TEST_WAIT_S:-30}
+# wait_for WHAT CMD...: until CMD succeeds (polled); after WAIT_S seconds, fail naming WHAT.
+wait_for() {
+    local what=$1 end=$((SECONDS + WAIT_S)); shift
+    until "$@"; do
+        [ $SECONDS -lt $end ] || fail "waited $WAIT_S s for $what"
         sleep 0.05
     done
-    fail "an2d did not answer at $AN2_SOCKET"
+}
+# until_answers: the an2d at $AN2D_PID answers an2stat (it must not have exited)
+until_answers() {
+    local end=$((SECONDS + WAIT_S))
+    until "$BIN/an2stat" --summary >/dev/null 2>&1; do
+        kill -0 "$AN2D_PID" 2>/dev/null || fail "an2d exited at start"
+        [ $SECONDS -lt $end ] || fail "an2d did not answer at $AN2_SOCKET within $WAIT_S s"
+        sleep 0.05
+    done
+}
+# proc_state_is PID LETTERS: /proc/PID/stat's state is one of LETTERS (S: asleep, T: stopped)
+proc_state_is() {
+    local st
+    st=$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null) && [ -n "$st" ] &&
+        [[ "$2" == *"$st"* ]]
 }
 
 # stop_an2d: the clean stop command; an2d must exit 0 and remove its socket, pid and lock.

@@ -59,11 +59,26 @@ trap 'exit 1' INT TERM
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # as UID CMD...: CMD as that uid and gid, no supplementary groups
 as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --clear-groups "$@"; }
-# wait_for FILE TEXT: until FILE has a line with TEXT (10 s)
-wait_for() {
-	for _ in $(seq 200); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
-	fail "no '$2' in $1: $(cat "$1" 2>/dev/null)"
+# until_ok WHAT CMD...: until CMD succeeds (polled); after 30 s (a loaded machine), fail naming WHAT
+until_ok() {
+	local what=$1 end=$((SECONDS + 30)); shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || fail "waited 30 s for $what"
+		sleep 0.05
+	done
 }
+# wait_for FILE TEXT: until FILE has a line with TEXT
+wait_for() {
+	local end=$((SECONDS + 30))
+	until grep -q -- "$2" "$1" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || fail "no '$2' in $1 within 30 s: $(cat "$1" 2>/dev/null)"
+		sleep 0.05
+	done
+}
+# trips FILE: the round trips of the last "second" line of a pair's output
+trips() { awk '/^second/ { n = $4 } END { print n + 0 }' "$1"; }
+# lines FILE: how many "second" lines it has
+lines() { grep -c "^second" "$1" || true; }
 # endpoints_of [as UID]: "ENDPOINT UID" of every endpoint an2stat -e shows
 endpoints_of() { "$@" "$BIN/an2stat" -e | awk 'f && $1 ~ /^[0-9]+$/ { print $1, $NF } /^ENDPOINT/ { f = 1 }'; }
 
@@ -72,14 +87,14 @@ mkdir -m 755 "$SYS"
 "$PY" "$HELPER" activate "$SYS/an2d.sock" -- "$BIN/an2d" --system --log-file "$T/an2d.log" \
 	--max-user-endpoints 3 --max-user-vcs 2 --max-user-mem 16M --max-user-clients 8 &
 AN2D_PID=$!
-for _ in $(seq 100); do "$BIN/an2stat" --summary >/dev/null 2>&1 && break; sleep 0.05; done
-"$BIN/an2stat" --summary >/dev/null || fail "the activated an2d does not answer"
+until_ok "the activated an2d to answer" "$BIN/an2stat" --summary
 grep -q "socket activation" "$T/an2d.log" || fail "an2d did not say it was socket-activated"
 
-as $UA "$TBIN/t_multiuser" pair 0x40001 30 > "$T/a.out" 2>&1 &
+# each pair runs until told to stop (uid A's never is: it is killed)
+as $UA "$TBIN/t_multiuser" pair 0x40001 150 "$T/a.stop" > "$T/a.out" 2>&1 &
 PIDS+=($!)
 PA=$!
-as $UB "$TBIN/t_multiuser" pair 0x40002 8 > "$T/b.out" 2>&1 &
+as $UB "$TBIN/t_multiuser" pair 0x40002 150 "$T/b.stop" > "$T/b.out" 2>&1 &
 PIDS+=($!)
 PB=$!
 wait_for "$T/a.out" "^ready"
@@ -116,22 +131,26 @@ cat "$T/limits.out"
 
 # SIGKILL of uid A's two tasks: uid B's ping-pong goes on, checked PDU by PDU
 wait_for "$T/b.out" "^second 2 "
-before=$(awk '/^second/ { n = $4 } END { print n + 0 }' "$T/b.out")
+wait_for "$T/a.out" "^second 2 "
+grep -q "^done" "$T/a.out" && fail "uid $UA's ping-pong ended before the kill"
 kids=$(pgrep -P $PA) || true
 kill -KILL $PA $kids 2>/dev/null || true   # (one may already have died of the other's death)
 wait $PA 2>/dev/null || true
-for _ in $(seq 200); do
-	endpoints_of | awk -v a=$UA '$2 == a' | grep -q . || break
-	sleep 0.05
-done
-endpoints_of | awk -v a=$UA '$2 == a' | grep -q . && fail "uid $UA's endpoints outlived its tasks"
+a_gone() { ! endpoints_of | awk -v a=$UA '$2 == a' | grep -q .; }
+until_ok "uid $UA's endpoints to go with its tasks" a_gone
+# uid B's progress from a line printed after the kill on: a later line with more round trips
+n=$(lines "$T/b.out")
+until_ok "a line of uid $UB's after the kill" eval '[ "$(lines "$T/b.out")" -gt "$n" ]'
+before=$(grep "^second" "$T/b.out" | sed -n "$((n + 1))p" | awk '{ print $4 }')
+until_ok "uid $UB's round trips after the kill" eval '[ "$(trips "$T/b.out")" -gt "$before" ]'
+touch "$T/b.stop"
 st=0
 wait $PB || st=$?
 [ $st -eq 0 ] || fail "uid $UB's ping-pong failed (status $st): $(cat "$T/b.out")"
 after=$(awk '/^done/ { print $3 }' "$T/b.out")
 [ "$after" -gt "$before" ] ||
 	fail "uid $UB made no progress after the kill ($before then $after round trips)"
-echo "uid $UA's tasks killed at $before of uid $UB's round trips; uid $UB went on to $after, every PDU checked"
+echo "uid $UA's tasks killed; uid $UB went on from $before round trips after it to $after, every PDU checked"
 
 # only root stops the system an2d; the passed socket stays its passer's
 as $UB "$BIN/an2d" --stop --system > "$T/stop.out" 2>&1 && fail "uid $UB stopped the system an2d"
@@ -180,17 +199,17 @@ as $UA "$BIN/an2stat" > "$T/dir.out" 2>&1 && fail "a client used a group-writabl
 chmod 755 "$SYS2"
 grep -q "writable by others" "$T/dir.out" || fail "no reason: $(cat "$T/dir.out")"
 mkdir -m 755 "$T/fake"
-"$PY" "$HELPER" impostor "$T/fake/an2d.sock" $UA 3 > "$T/impostor.out" &
+"$PY" "$HELPER" impostor "$T/fake/an2d.sock" $UA 100 > "$T/impostor.out" &
 PIDS+=($!)
 IMP=$!
-for _ in $(seq 100); do [ -S "$T/fake/an2d.sock" ] && break; sleep 0.05; done
-sleep 0.2
+wait_for "$T/impostor.out" "^listening"
 AN2_SYSTEM_DIR=$T/fake as $UB "$BIN/an2stat" > "$T/imp-client.out" 2>&1 &&
 	fail "a client trusted a system socket served by uid $UA"
 AN2_SYSTEM_DIR=$T/fake as $UB "$TBIN/t_multiuser" probe 1 1 >> "$T/imp-client.out" 2>&1 &&
 	fail "the library trusted a system socket served by uid $UA"
 grep -q "not as root" "$T/imp-client.out" || fail "no reason: $(cat "$T/imp-client.out")"
-wait $IMP
+kill -TERM $IMP
+wait $IMP || fail "the impostor failed"
 grep -q " 0 bytes received" "$T/impostor.out" || fail "$(cat "$T/impostor.out")"
 echo "clients refused: $(head -n 1 "$T/dir.out"); $(head -n 1 "$T/imp-client.out"); $(cat "$T/impostor.out")"
 

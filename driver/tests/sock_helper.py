@@ -4,8 +4,10 @@
 #       and execs PROGRAM with it as descriptor 3, LISTEN_PID and LISTEN_FDS=1, as systemd's
 #       socket activation does
 #   impostor PATH UID SECONDS  binds at PATH as root, then listens as UID (a server that is
-#       not root where the system an2d should be) and prints how many bytes clients sent
+#       not root where the system an2d should be), says "listening", serves until SIGTERM (at
+#       most SECONDS) and prints how many bytes clients sent
 import os
+import signal
 import socket
 import sys
 import time
@@ -33,8 +35,11 @@ def impostor(path, uid, seconds):
     os.setresuid(uid, uid, uid)  # before listen: clients see this uid (SO_PEERCRED)
     s.listen(16)
     s.settimeout(0.1)
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    print("listening", flush=True)
     got, conns, seen, end = 0, [], [], time.monotonic() + seconds
-    while time.monotonic() < end:
+    while not stop and time.monotonic() < end:
         try:
             c, _ = s.accept()
             c.settimeout(0.1)

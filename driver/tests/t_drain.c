@@ -32,7 +32,7 @@ static void sender(struct an2_pair *p, int linger)
     send_numbered(ep, p->vc.vc, linger ? NLINGER : NPDU);
     /* without linger: transmitted, so the cells are in the switch when we close */
     for (uint32_t i = 0; !linger && i < NPDU; i++) {
-        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, 5000);
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, AN2_TEST_WAIT_MS);
         if (r.status != AN2_STATUS_OK)
             FAIL("TX report %s", an2_status_str(r.status));
     }
@@ -45,7 +45,7 @@ static void sender(struct an2_pair *p, int linger)
 /* The next report must be PDU i, intact, in the buffer of the given cookie. */
 static void expect_pdu(an2_ep *ep, uint32_t i, uint64_t cookie)
 {
-    struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, 5000);
+    struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, AN2_TEST_WAIT_MS);
     const uint8_t *b = (const uint8_t *)an2_buf_base(ep) + r.cookie * SLOT;
     if (r.status != AN2_STATUS_OK || r.cookie != cookie || r.length != LEN ||
         !an2_check_pattern(b, LEN, 100 + i))
@@ -56,7 +56,7 @@ static void expect_pdu(an2_ep *ep, uint32_t i, uint64_t cookie)
 /* After the data: PEER_GONE, the sender's route gone; then our end closes, nothing left. */
 static void expect_gone_then_close(an2_ep *ep, uint16_t vc)
 {
-    struct an2_report r = an2_expect_report(ep, AN2_REPORT_VC, 5000);
+    struct an2_report r = an2_expect_report(ep, AN2_REPORT_VC, AN2_TEST_WAIT_MS);
     if (r.status != AN2_STATUS_PEER_GONE)
         FAIL("VC report %s, not PEER_GONE", an2_status_str(r.status));
     an2_expect_summary("endpoints 1 vcs 1 routes 0 pending 0");

@@ -66,7 +66,7 @@ int main(void)
             bool got_tx = false, got_rx = false;
             while (!got_tx || !got_rx) {
                 struct an2_report x;
-                int n = an2_wait(ep, &x, 1, 10000);
+                int n = an2_wait(ep, &x, 1, AN2_TEST_WAIT_MS);
                 if (n != 1)
                     FAIL("no report for the %u-byte exchange", len);
                 if (x.kind == AN2_REPORT_TX && !got_tx) {
@@ -115,7 +115,7 @@ int main(void)
     unsigned received = 0, echoed = 0;
     while (received < NSIZES || echoed < NSIZES) {
         struct an2_report r;
-        int n = an2_wait(ep, &r, 1, 10000);
+        int n = an2_wait(ep, &r, 1, AN2_TEST_WAIT_MS);
         if (n != 1)
             FAIL("child: no report after %u PDUs", received);
         if (r.status != AN2_STATUS_OK)

@@ -1,8 +1,10 @@
 /* t_fake_an2d.c — a server posing as an2d, for the impersonation test: t_fake_an2d PATH
- * SECONDS binds PATH (run it as another user), accepts for SECONDS and counts every byte a
- * client sends it, which must stay 0: a client checks who serves before it sends. */
+ * SECONDS binds PATH (run it as another user), accepts until SIGTERM (at most SECONDS) and
+ * counts every byte a client sends it, which must stay 0: a client checks who serves before
+ * it sends. Prints "listening" once clients can connect. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,9 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+static volatile sig_atomic_t stop;
+static void on_term(int sig) { (void)sig; stop = 1; }
 
 int main(int argc, char **argv)
 {
@@ -24,6 +29,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "t_fake_an2d: %s: %s\n", argv[1], strerror(errno));
         return 1;
     }
+    struct sigaction sa_term = {.sa_handler = on_term}; /* no SA_RESTART: poll() ends */
+    sigaction(SIGTERM, &sa_term, NULL);
     printf("listening\n");
     fflush(stdout);
     struct pollfd p[17] = {{.fd = lfd, .events = POLLIN}};
@@ -32,7 +39,7 @@ int main(int argc, char **argv)
     struct timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
     long limit_ms = atol(argv[2]) * 1000;
-    for (long waited = 0; waited < limit_ms;) {
+    for (long waited = 0; waited < limit_ms && !stop;) {
         if (poll(p, (nfds_t)n, 50) > 0) {
             if ((p[0].revents & POLLIN) && n < 17) {
                 int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);

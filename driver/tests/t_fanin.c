@@ -35,7 +35,7 @@ static void sender(unsigned k, uint32_t receiver_id, int id_pipe)
     if (write(id_pipe, &mine, sizeof mine) != sizeof mine)
         FAIL("pipe");
     struct an2_vc_info vi;
-    if ((rc = an2_vc_open(ep, receiver_id, 10000, &vi)) != 0)
+    if ((rc = an2_vc_open(ep, receiver_id, AN2_TEST_WAIT_MS, &vi)) != 0)
         FAIL("sender %u: an2_vc_open: %s", k, an2_strerror(rc));
     uint8_t *b = an2_buf_base(ep);
     unsigned reported = 0;
@@ -48,14 +48,14 @@ static void sender(unsigned k, uint32_t receiver_id, int id_pipe)
             FAIL("sender %u: send: %s", k, an2_strerror(rc));
         /* 32 buffers: before reusing them, every send of the batch must be reported */
         while (i % 32 == 31 && reported <= i) {
-            an2_expect_report(ep, AN2_REPORT_TX, 5000);
+            an2_expect_report(ep, AN2_REPORT_TX, AN2_TEST_WAIT_MS);
             reported++;
         }
     }
     /* stay until the receiver has everything (it closes first: PEER_GONE) */
     for (;;) {
         struct an2_report r;
-        int n = an2_wait(ep, &r, 1, 20000);
+        int n = an2_wait(ep, &r, 1, AN2_TEST_WAIT_MS);
         if (n != 1)
             FAIL("sender %u: no PEER_GONE", k);
         if (r.kind == AN2_REPORT_VC && r.status == AN2_STATUS_PEER_GONE)
@@ -95,12 +95,15 @@ int main(void)
         if ((rc = an2_vc_open_start(ep, ids[k])) != 0)
             FAIL("an2_vc_open_start: %s", an2_strerror(rc));
     int vc_of[SENDERS];
+    double t0 = an2_test_ms();
     for (unsigned done = 0; done < SENDERS;) {
         struct an2_vc_info vi;
         rc = an2_vc_open_complete(ep, &vi);
         if (rc < 0)
             FAIL("VC open: %s", an2_strerror(rc));
         if (rc == 0) {
+            if (an2_test_ms() - t0 > AN2_TEST_WAIT_MS)
+                FAIL("%u of %u VCs opened within %d ms", done, SENDERS, AN2_TEST_WAIT_MS);
             usleep(1000);
             continue;
         }
@@ -119,7 +122,7 @@ int main(void)
     unsigned slow_us = getenv("AN2_FANIN_SLOW_US") ? (unsigned)atoi(getenv("AN2_FANIN_SLOW_US")) : 0;
     const uint8_t *b = an2_buf_base(ep);
     for (unsigned total = 0; total < SENDERS * PDUS; total++) {
-        struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, 10000);
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, AN2_TEST_WAIT_MS);
         if (r.status != AN2_STATUS_OK)
             FAIL("receive: %s", an2_status_str(r.status));
         unsigned k = r.uu;

@@ -31,7 +31,7 @@ int main(void)
     if (scanf("%lu", &peer) != 1)
         FAIL("no peer id on stdin");
     struct an2_vc_info vc;
-    rc = an2_vc_open(ep, (uint32_t)peer, 5000, &vc);
+    rc = an2_vc_open(ep, (uint32_t)peer, AN2_TEST_WAIT_MS, &vc);
     if (rc != 0)
         FAIL("an2_vc_open %lu: %s (%s)", peer, an2_strerror(rc), an2_error_detail());
     const char *limit_text = getenv("AN2_FLOOD_SECONDS");

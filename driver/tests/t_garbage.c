@@ -192,20 +192,18 @@ int main(void)
     /* the endpoints opened before all that still work */
     struct an2_vc_info va, vb;
     if ((rc = an2_vc_open_start(a, an2_endpoint_id(b))) != 0 ||
-        (rc = an2_vc_open(b, an2_endpoint_id(a), 5000, &vb)) != 0)
+        (rc = an2_vc_open(b, an2_endpoint_id(a), AN2_TEST_WAIT_MS, &vb)) != 0)
         FAIL("VC after garbage: %s", an2_strerror(rc));
-    for (int i = 0; (rc = an2_vc_open_complete(a, &va)) == 0; i++)
-        if (i > 5000)
-            FAIL("VC open did not complete");
-        else
-            usleep(1000);
+    for (double t0 = an2_test_ms(); (rc = an2_vc_open_complete(a, &va)) == 0; usleep(1000))
+        if (an2_test_ms() - t0 > AN2_TEST_WAIT_MS)
+            FAIL("VC open did not complete within %d ms", AN2_TEST_WAIT_MS);
     if (rc != 1)
         FAIL("an2_vc_open_complete: %s", an2_strerror(rc));
     struct an2_frag f = {0, 1000};
     an2_fill_pattern(an2_buf_base(a), 1000, 5);
     if (an2_post_recv(b, vb.vc, &f, 1, 1) || an2_send(a, va.vc, &f, 1, 0, 2))
         FAIL("post/send");
-    struct an2_report r = an2_expect_report(b, AN2_REPORT_RX, 5000);
+    struct an2_report r = an2_expect_report(b, AN2_REPORT_RX, AN2_TEST_WAIT_MS);
     if (r.status != AN2_STATUS_OK || r.length != 1000 ||
         !an2_check_pattern(an2_buf_base(b), 1000, 5))
         FAIL("PDU after garbage: %s, %u bytes", an2_status_str(r.status), r.length);

@@ -1,7 +1,8 @@
-/* t_hold.c — holds control connections to an2d: t_hold N SECONDS [open]. Without `open`, N
+/* t_hold.c — holds control connections to an2d: t_hold N SECONDS|- [open]. Without `open`, N
  * bare connections that never send a byte (as an idle or hostile client would); with it, N
  * endpoints, and an2d must still serve them at the end. Prints what it got and how many
- * connections an2d closed meanwhile. */
+ * connections an2d closed meanwhile. With `-` it holds them until its standard input ends,
+ * printing "closed K" each time an2d has closed another (a test waits for those). */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -44,6 +45,35 @@ static bool closed_by_peer(int fd)
     }
 }
 
+/* Until standard input ends: watches the connections (hang-ups only, nothing read) and
+ * prints "closed K" whenever an2d has closed another. */
+static void hold_until_eof(const int *fds, int n)
+{
+    struct pollfd *p = calloc((size_t)n + 1, sizeof *p);
+    if (!p)
+        FAIL("calloc");
+    p[0] = (struct pollfd){.fd = 0, .events = POLLIN};
+    for (int i = 0; i < n; i++)
+        p[i + 1] = (struct pollfd){.fd = fds[i], .events = POLLRDHUP};
+    for (int closed = 0;;) {
+        if (poll(p, (nfds_t)n + 1, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            FAIL("poll: %s", strerror(errno));
+        }
+        for (int i = 1; i <= n; i++)
+            if (p[i].fd >= 0 && p[i].revents) {
+                p[i].fd = -1; /* poll() skips it from now on */
+                printf("closed %d\n", ++closed);
+                fflush(stdout);
+            }
+        char c[64];
+        if (p[0].revents && read(0, c, sizeof c) <= 0)
+            break;
+    }
+    free(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -71,6 +101,8 @@ int main(int argc, char **argv)
     }
     printf("held %d of %d %s\n", got, n, open_eps ? "endpoints" : "connections");
     fflush(stdout);
+    if (strcmp(argv[2], "-") == 0)
+        hold_until_eof(fds, n);
     struct timespec ts = {seconds, 0};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;

@@ -51,9 +51,10 @@ int main(void)
     bool killed = false, gone = false;
     while (!gone) {
         struct an2_report r;
-        int n = an2_wait(ep, &r, 1, 10000);
+        int n = an2_wait(ep, &r, 1, AN2_TEST_WAIT_MS);
         if (n != 1)
-            FAIL("no report within 10 s (%u PDUs received, killed %d)", good, killed);
+            FAIL("no report within %d ms (%u PDUs received, killed %d)", AN2_TEST_WAIT_MS, good,
+                 killed);
         if (r.kind == AN2_REPORT_VC && r.status == AN2_STATUS_PEER_GONE) {
             if (!killed)
                 FAIL("PEER_GONE before the peer died");
@@ -84,7 +85,7 @@ int main(void)
     if (an2_send(ep, vc, &f, 1, 0, 42) != 0)
         FAIL("send on a gone VC was refused locally");
     for (;;) {
-        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, 5000);
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, AN2_TEST_WAIT_MS);
         if (r.cookie == 42) {
             if (r.status != AN2_STATUS_PEER_GONE)
                 FAIL("send on a gone VC reported %s", an2_status_str(r.status));

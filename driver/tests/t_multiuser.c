@@ -1,7 +1,8 @@
 /* t_multiuser.c — one uid's side of the system an2d tests (fabric_multiuser.sh runs it under
  * setpriv as several uids):
- *   pair NAME SECONDS   two processes of this uid ping-pong checked PDUs over a VC for SECONDS
- *                       (the parent's endpoint named NAME); prints "ready ENDPOINT", then
+ *   pair NAME SECONDS STOPFILE   two processes of this uid ping-pong checked PDUs over a VC
+ *                       until STOPFILE exists (failing after SECONDS without it; the parent's
+ *                       endpoint named NAME); prints "ready ENDPOINT", then
  *                       "second S round_trips N" every second and "done round_trips N"
  *   probe PEER NAME     another uid's endpoint PEER and name NAME: the name is unknown here and
  *                       free to take; a VC to PEER is refused (-EACCES) with the reason
@@ -38,8 +39,8 @@ static struct an2_report recv_one(an2_ep *ep, uint16_t vc)
 {
     for (;;) {
         struct an2_report r;
-        if (an2_wait(ep, &r, 1, 10000) != 1)
-            FAIL("no report within 10 s");
+        if (an2_wait(ep, &r, 1, AN2_TEST_WAIT_MS) != 1)
+            FAIL("no report within %d ms", AN2_TEST_WAIT_MS);
         if (r.status != AN2_STATUS_OK)
             FAIL("report kind %u status %s", r.kind, an2_status_str(r.status));
         if (r.kind != AN2_REPORT_RX)
@@ -76,7 +77,9 @@ static void check_pdu(an2_ep *ep, const struct an2_report *r, uint32_t seed)
         FAIL("PDU %u: %u bytes, or wrong content", seed, r->length);
 }
 
-static int pair(const char *name_text, double seconds)
+/* The parent ping-pongs until the file stop exists (looked for once a second), printing its
+ * round trips each second; after seconds without it, it fails. */
+static int pair(const char *name_text, double seconds, const char *stop)
 {
     struct an2_pair p;
     an2_pair_setup(&p, NULL);
@@ -102,7 +105,7 @@ static int pair(const char *name_text, double seconds)
     fflush(stdout);
     double start = now_s(), next = start + 1;
     uint32_t n = 0;
-    for (; now_s() - start < seconds; n++) {
+    for (bool stopped = false; !stopped; n++) {
         send_pdu(p.ep, vc, n, 1);
         struct an2_report r = recv_one(p.ep, vc);
         check_pdu(p.ep, &r, n);
@@ -110,6 +113,9 @@ static int pair(const char *name_text, double seconds)
             printf("second %.0f round_trips %u\n", next - start, n + 1);
             fflush(stdout);
             next += 1;
+            stopped = access(stop, F_OK) == 0;
+            if (!stopped && now_s() - start > seconds)
+                FAIL("not told to stop (%s) within %.0f s", stop, seconds);
         }
     }
     send_pdu(p.ep, vc, n, STOP_UU);
@@ -152,7 +158,7 @@ static int probe(uint32_t peer, uint32_t name)
 
 static uint32_t read_peer(const char *path)
 {
-    for (int i = 0; i < 200; i++) {
+    for (double t0 = now_s(); now_s() - t0 < AN2_TEST_WAIT_MS / 1000.0; usleep(50000)) {
         FILE *f = fopen(path, "r");
         unsigned id = 0;
         if (f) {
@@ -161,9 +167,8 @@ static uint32_t read_peer(const char *path)
             if (got == 1 && id)
                 return id;
         }
-        usleep(50000);
     }
-    FAIL("no peer id in %s within 10 s", path);
+    FAIL("no peer id in %s within %d ms", path, AN2_TEST_WAIT_MS);
 }
 
 static int meet(const char *peer_file, bool expect_ok)
@@ -174,7 +179,7 @@ static int meet(const char *peer_file, bool expect_ok)
     fflush(stdout);
     uint32_t peer = read_peer(peer_file);
     struct an2_vc_info vi;
-    int rc = an2_vc_open(ep, peer, 10000, &vi);
+    int rc = an2_vc_open(ep, peer, AN2_TEST_WAIT_MS, &vi);
     if (!expect_ok) {
         if (rc != -EACCES)
             FAIL("VC to %u gave %d (%s), not -EACCES", peer, rc, an2_strerror(rc));
@@ -184,8 +189,9 @@ static int meet(const char *peer_file, bool expect_ok)
          * the test makes PEERFILE.done then */
         char done[4096];
         snprintf(done, sizeof done, "%s.done", peer_file);
-        for (int i = 0; i < 200 && access(done, F_OK) != 0; i++)
-            usleep(50000);
+        for (double t0 = now_s(); access(done, F_OK) != 0; usleep(50000))
+            if (now_s() - t0 > AN2_TEST_WAIT_MS / 1000.0)
+                FAIL("no %s within %d ms", done, AN2_TEST_WAIT_MS);
         an2_close(ep);
         return 0;
     }
@@ -202,7 +208,7 @@ static int meet(const char *peer_file, bool expect_ok)
     printf("VC %s to endpoint %u: a PDU each way\n", vi.addr, peer);
     /* the answer's sender closes once its TX report says the PDU is out */
     while (me > peer) {
-        if (an2_wait(ep, &r, 1, 10000) != 1 || r.status != AN2_STATUS_OK)
+        if (an2_wait(ep, &r, 1, AN2_TEST_WAIT_MS) != 1 || r.status != AN2_STATUS_OK)
             FAIL("no TX report for the answer");
         if (r.kind == AN2_REPORT_TX)
             break;
@@ -230,18 +236,17 @@ static int limits(const char *socket_path)
     /* an2d sees the close asynchronously: until it has, the endpoint limit answers */
     struct an2_open_params big = {.buf_size = 15u << 20};
     int rc = 0;
-    for (int i = 0; i < 100; i++) {
+    for (double t0 = now_s(); now_s() - t0 < AN2_TEST_WAIT_MS / 1000.0; usleep(100000)) {
         rc = an2_open(&big, &extra);
         if (rc != -EDQUOT || !strstr(an2_error_detail(), "--max-user-endpoints"))
             break;
-        usleep(100000);
     }
     expect_refusal(rc, -EDQUOT, "--max-user-mem", "15 MiB more");
     e[2] = open_or_die(&small);
     struct an2_vc_info vi;
     rc = an2_vc_open_start(e[0], an2_endpoint_id(e[1]));
     if (rc == 0)
-        rc = an2_vc_open(e[1], an2_endpoint_id(e[0]), 10000, &vi);
+        rc = an2_vc_open(e[1], an2_endpoint_id(e[0]), AN2_TEST_WAIT_MS, &vi);
     if (rc != 0)
         FAIL("a first VC: %s (%s)", an2_strerror(rc), an2_error_detail());
     expect_refusal(an2_vc_open(e[2], an2_endpoint_id(e[0]), 2000, &vi), -EDQUOT,
@@ -255,7 +260,7 @@ static int limits(const char *socket_path)
         if (bare[i] < 0 || connect(bare[i], (struct sockaddr *)&sa, sizeof sa) != 0)
             FAIL("connect %s: %s", socket_path, strerror(errno));
     }
-    usleep(300000); /* accepted */
+    /* (an2d accepts in order: these 5 are its clients before the next connection is) */
     expect_refusal(an2_open(&small, &extra), -EUSERS, "--max-user-clients", "a 9th connection");
     for (int i = 0; i < 5; i++)
         close(bare[i]);
@@ -266,14 +271,14 @@ static int limits(const char *socket_path)
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "pair") == 0)
-        return pair(argv[2], atof(argv[3]));
+    if (argc == 5 && strcmp(argv[1], "pair") == 0)
+        return pair(argv[2], atof(argv[3]), argv[4]);
     if (argc == 4 && strcmp(argv[1], "probe") == 0)
         return probe((uint32_t)strtoul(argv[2], NULL, 0), (uint32_t)strtoul(argv[3], NULL, 0));
     if (argc == 4 && strcmp(argv[1], "meet") == 0)
         return meet(argv[2], strcmp(argv[3], "ok") == 0);
     if (argc == 3 && strcmp(argv[1], "limits") == 0)
         return limits(argv[2]);
-    FAIL("usage: t_multiuser pair NAME SECONDS | probe PEER NAME | meet PEERFILE ok|refused | "
+    FAIL("usage: t_multiuser pair NAME SECONDS STOPFILE | probe PEER NAME | meet PEERFILE ok|refused | "
          "limits SOCKET");
 }

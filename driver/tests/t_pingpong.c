@@ -24,9 +24,9 @@ static struct an2_report recv_one(an2_ep *ep, uint16_t vc)
 {
     for (;;) {
         struct an2_report r;
-        int n = an2_wait(ep, &r, 1, 10000);
+        int n = an2_wait(ep, &r, 1, AN2_TEST_WAIT_MS);
         if (n != 1)
-            FAIL("no report within 10 s");
+            FAIL("no report within %d ms", AN2_TEST_WAIT_MS);
         if (r.status != AN2_STATUS_OK)
             FAIL("report kind %u status %s", r.kind, an2_status_str(r.status));
         if (r.kind != AN2_REPORT_RX)

@@ -17,6 +17,7 @@
 #include "an2_pair.h"
 
 #define YIELDS 5
+#define TRIES 30 /* to catch an2d awake; each costs one of the receiver's buffers */
 
 static long voluntary_switches(void)
 {
@@ -43,26 +44,6 @@ static void pin_to(int cpu)
         FAIL("sched_setaffinity(%d)", cpu);
 }
 
-/* Waits until the process is stopped ('T' in /proc/PID/stat). */
-static void await_stopped(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    for (int i = 0; i < 5000; i++) {
-        FILE *f = fopen(path, "r");
-        if (!f)
-            FAIL("%s: gone", path);
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = 0;
-        char *close_paren = strrchr(buf, ')');
-        if (close_paren && close_paren[1] == ' ' && close_paren[2] == 'T')
-            return;
-        usleep(1000);
-    }
-    FAIL("an2d %d did not stop", (int)pid);
-}
-
 /* Sends one PDU and stops an2d right after its TX report, while it is still awake (it yields
  * for milliseconds before it sleeps). True once an2d is stopped awake with a fresh pulse. */
 static bool stop_awake(struct an2_pair *p, pid_t an2d)
@@ -70,9 +51,18 @@ static bool stop_awake(struct an2_pair *p, pid_t an2d)
     struct an2_frag f = {0, 100};
     if (an2_send(p->ep, p->vc.vc, &f, 1, 0, 1) != 0)
         FAIL("send");
-    an2_expect_report(p->ep, AN2_REPORT_TX, 5000);
+    /* the report looked for without sleeping (on a loaded machine a wake-up may come after
+     * an2d's idle milliseconds): stopped the moment it is out */
+    struct an2_report r = {0};
+    int n;
+    for (double t0 = an2_test_ms(); (n = an2_poll(p->ep, &r, 1)) == 0;)
+        if (an2_test_ms() - t0 > AN2_TEST_WAIT_MS)
+            FAIL("no TX report within %d ms", AN2_TEST_WAIT_MS);
     kill(an2d, SIGSTOP);
-    await_stopped(an2d);
+    if (n < 0 || r.kind != AN2_REPORT_TX || r.status != AN2_STATUS_OK)
+        FAIL("not a good TX report: n %d kind %u status %s", n, r.kind,
+             n == 1 ? an2_status_str(r.status) : "-");
+    an2_expect_proc_state(an2d, "T", "an2d stopping on SIGSTOP");
     uint64_t awake = otto_shared_get64(&p->ep->hdr->controller_awake_ns);
     if (!otto_shared_get(&p->ep->hdr->controller_asleep) && awake != 0) {
         uint64_t age = an2_now_ns() - awake;
@@ -97,7 +87,7 @@ int main(void)
     struct an2_pair p;
     an2_pair_setup(&p, NULL);
     if (!p.parent) { /* buffers for the parent's PDUs, then wait to be told to go */
-        for (uint64_t i = 0; i < 32; i++) {
+        for (uint64_t i = 0; i < 2 * TRIES; i++) {
             struct an2_frag f = {(uint32_t)(i * 128), 128};
             if (an2_post_recv(p.ep, p.vc.vc, &f, 1, i) != 0)
                 FAIL("post");
@@ -109,10 +99,10 @@ int main(void)
     }
     an2_pair_await(&p);
     bool stopped = false;
-    for (int i = 0; i < 20 && !stopped; i++)
+    for (int i = 0; i < TRIES && !stopped; i++)
         stopped = stop_awake(&p, an2d);
     if (!stopped)
-        FAIL("could not stop an2d while awake in 20 tries");
+        FAIL("could not stop an2d while awake in %d tries", TRIES);
     uint32_t cpu = otto_shared_get(&p.ep->hdr->controller_cpu);
     cpu_set_t allowed; /* ours, and an2d's: it was started by our shell */
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
@@ -137,14 +127,20 @@ int main(void)
     if (other >= 0) { /* waiting on another CPU than the stopped an2d's: it is moved to ours */
         pin_to(other);
         bool moved = false;
-        for (int try = 0; try < 20 && !moved; try++) {
+        for (int try = 0; try < TRIES && !moved; try++) {
             if (try > 0) { /* the pulse grew too old to act on (a loaded machine): again */
-                pin_to((int)cpu);
                 kill(an2d, SIGCONT);
-                if (!stop_awake(&p, an2d) || otto_shared_get(&p.ep->hdr->controller_cpu) != cpu)
+                if (!stop_awake(&p, an2d))
                     continue;
+                /* wherever it stopped, we wait on another of our CPUs */
+                uint32_t now_on = otto_shared_get(&p.ep->hdr->controller_cpu);
+                if (now_on >= CPU_SETSIZE || !CPU_ISSET(now_on, &allowed))
+                    FAIL("pulse names CPU %u, which we may not run on", now_on);
+                if ((int)now_on == other)
+                    other = (int)cpu;
+                cpu = now_on;
                 pin_to(other);
-                usleep(1000);
+                usleep(1000); /* the pulse grows older than OTTO_MOVE_NS */
             }
             naps = yields_that_slept(p.ep);
             cpu_set_t its;
@@ -157,7 +153,7 @@ int main(void)
                      "(it may run on %d CPUs)", cpu, other, CPU_COUNT(&its));
         }
         if (!moved)
-            FAIL("could not catch an2d with a pulse young enough to move it in 20 tries");
+            FAIL("could not catch an2d with a pulse young enough to move it in %d tries", TRIES);
         if (!otto_shared_get(&p.ep->hdr->host_moved_controller))
             FAIL("an2d moved, but the portion's move hint is not set");
         if (apart && naps < YIELDS)
@@ -172,7 +168,7 @@ int main(void)
     kill(an2d, SIGCONT);
     if (other >= 0) { /* at its next pulse an2d takes back the CPUs it started with (ours) */
         bool back = false;
-        for (int i = 0; i < 5000 && !back; i++) {
+        for (double t0 = an2_test_ms(); !back && an2_test_ms() - t0 < AN2_TEST_WAIT_MS;) {
             cpu_set_t its;
             back = sched_getaffinity(an2d, sizeof its, &its) == 0 && CPU_EQUAL(&its, &allowed) &&
                    !otto_shared_get(&p.ep->hdr->host_moved_controller);
@@ -180,7 +176,8 @@ int main(void)
                 usleep(1000);
         }
         if (!back)
-            FAIL("an2d, running again, did not take back its CPUs within 5 s");
+            FAIL("an2d, running again, did not take back its CPUs within %d ms",
+                 AN2_TEST_WAIT_MS);
         printf("pulse: an2d took back the CPUs it started with\n");
     }
     an2_pair_signal(&p, 'q');

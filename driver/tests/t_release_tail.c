@@ -64,7 +64,7 @@ static void receive_all(struct an2_pair *p)
     for (uint32_t s = 0; s < POSTED; s++)
         post(ep, p->vc.vc, s);
     for (uint32_t i = 0; i < NPDU; i++) {
-        struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, 10000);
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, AN2_TEST_WAIT_MS);
         const uint8_t *b = (const uint8_t *)an2_buf_base(ep) + r.cookie * SLOT;
         if (r.status != AN2_STATUS_OK || r.cookie != i % POSTED || r.length != LEN ||
             !an2_check_pattern(b, LEN, 500 + i))
@@ -74,7 +74,7 @@ static void receive_all(struct an2_pair *p)
         nanosleep(&ts, NULL);
         post(ep, p->vc.vc, (uint32_t)r.cookie);
     }
-    struct an2_report r = an2_expect_report(ep, AN2_REPORT_VC, 10000);
+    struct an2_report r = an2_expect_report(ep, AN2_REPORT_VC, AN2_TEST_WAIT_MS);
     if (r.status != AN2_STATUS_PEER_GONE)
         FAIL("VC report %s, not PEER_GONE", an2_status_str(r.status));
     printf("release tail: %u PDUs sent right before the close arrived intact, then "

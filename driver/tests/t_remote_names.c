@@ -32,6 +32,9 @@ int main(void)
             FAIL("give the name up");
         an2_pair_signal(&p, 'g');
         an2_pair_await(&p);          /* the parent is asking for NAME + 2 already */
+        /* its request is out once it sleeps for the answer; then a moment for the LOOKUP to
+         * reach our an2d, which shows no sign of having heard it */
+        an2_expect_proc_state(getppid(), "S", "the parent waiting for its look-up");
         usleep(50000);
         if (an2_register_name(p.ep, NAME + 2) != 0)
             FAIL("register while the parent looks");

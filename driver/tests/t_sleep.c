@@ -10,13 +10,6 @@
 #include "an2_internal.h"
 #include "an2_pair.h"
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 int main(void)
 {
     struct an2_pair p;
@@ -33,18 +26,18 @@ int main(void)
             struct an2_report r;
             int n;
             if (round < 2) {
-                n = an2_wait(ep, &r, 1, 5000); /* futex sleep */
+                n = an2_wait(ep, &r, 1, AN2_TEST_WAIT_MS); /* futex sleep */
             } else { /* poll() sleep, as beside other descriptors; wakes may be spurious */
-                double t0 = now_ms();
+                double t0 = an2_test_ms();
                 do {
                     if (an2_sleep_prepare(ep) == 0) {
                         struct pollfd pf = {.fd = an2_irq_fd(ep), .events = POLLIN};
-                        if (poll(&pf, 1, 5000) != 1)
+                        if (poll(&pf, 1, AN2_TEST_WAIT_MS) != 1)
                             FAIL("not woken through an2_irq_fd");
                     }
                     an2_sleep_finish(ep);
                     n = an2_poll(ep, &r, 1);
-                } while (n == 0 && now_ms() - t0 < 5000);
+                } while (n == 0 && an2_test_ms() - t0 < AN2_TEST_WAIT_MS);
             }
             if (n != 1 || r.kind != AN2_REPORT_RX || r.status != AN2_STATUS_OK || r.length != 1000)
                 FAIL("round %d: no good PDU after sleeping (n %d)", round, n);
@@ -54,23 +47,25 @@ int main(void)
             continue;
         }
         an2_pair_await(&p);
-        /* wait until an2d has fallen asleep (it idles a few ms first) */
-        double t0 = now_ms();
+        /* wait until the receiver sleeps (it yields AN2_YIELD_US first, never blocking: after
+         * its signal its only sleep is the futex or the poll()) */
+        an2_expect_proc_state(p.child, "S", "the receiver falling asleep");
+        /* and until an2d has fallen asleep (it idles a few ms first) */
+        double t0 = an2_test_ms();
         while (!otto_shared_get(&ep->hdr->controller_asleep)) { /* only watched */
-            if (now_ms() - t0 > 5000)
+            if (an2_test_ms() - t0 > AN2_TEST_WAIT_MS)
                 FAIL("an2d never fell asleep");
             usleep(1000);
         }
-        usleep(50000); /* and the receiver too (it yields AN2_YIELD_US, then sleeps) */
         struct an2_frag f = {0, 1000};
-        double ts = now_ms();
+        double ts = an2_test_ms();
         if (an2_send(ep, vc, &f, 1, 0, 9) != 0)
             FAIL("send");
-        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, 5000);
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, AN2_TEST_WAIT_MS);
         if (r.status != AN2_STATUS_OK)
             FAIL("send: %s", an2_status_str(r.status));
         printf("round %d: an2d was asleep; the send was kicked through, TX report after "
-               "%.3f ms\n", round, now_ms() - ts);
+               "%.3f ms\n", round, an2_test_ms() - ts);
     }
     if (p.parent) {
         int st = an2_pair_wait_child(&p);

@@ -64,11 +64,22 @@ static void send_one(an2_ep *ep, uint16_t vc, uint64_t cookie)
         FAIL("an2_send: %s", an2_strerror(rc));
 }
 
+/* Waits until an2d has fallen asleep (controller_asleep in our portion): what is stalled
+ * leaves it nothing to do. */
+static void expect_an2d_asleep(an2_ep *ep, const char *what)
+{
+    for (double t0 = an2_test_ms(); !otto_shared_get(&ep->hdr->controller_asleep);) {
+        if (an2_test_ms() - t0 > AN2_TEST_WAIT_MS)
+            FAIL("%s: an2d did not fall asleep within %d ms", what, AN2_TEST_WAIT_MS);
+        sleep_ms(1);
+    }
+}
+
 /* Reads TX reports until `want` have come. */
 static void collect_tx(an2_ep *ep, unsigned *done, unsigned want)
 {
     while (*done < want) {
-        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, 30000);
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, AN2_TEST_WAIT_MS);
         if (r.status != AN2_STATUS_OK)
             FAIL("TX report: %s", an2_status_str(r.status));
         ++*done;
@@ -89,7 +100,7 @@ static void receiver(struct an2_pair *p)
             FAIL("post_recv");
     }
     for (unsigned got = 0; got < TOTAL + 2; got++) {
-        struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, 30000);
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_RX, AN2_TEST_WAIT_MS);
         if (r.status != AN2_STATUS_OK || r.length != PDU ||
             !an2_check_pattern(buf + r.cookie * RX_BUF, PDU, 7))
             FAIL("PDU %u: %s, %u bytes or wrong payload", got, an2_status_str(r.status),
@@ -122,32 +133,35 @@ int main(int argc, char **argv)
     unsigned sent = 0, done = 0;
     for (; sent < 10; sent++)
         send_one(ep, vc, sent);
-    sleep_ms(200);
+    expect_an2d_asleep(ep, "receiver posts no buffers");
     expect_an2d_quiet(an2d, "receiver posts no buffers");
     an2_pair_signal(&p, 'g');
 
     /* 2. We stop reading reports: the controller takes descriptors only while it can reserve
-     * report slots, so our ring fills and then the transmit ring. */
-    for (int idle_ms = 0; sent < TOTAL && idle_ms < 1000;) {
+     * report slots, so our ring fills and then the transmit ring: until a send finds the
+     * transmit ring full while the controller asks for freed report slots. */
+    for (double t0 = an2_test_ms();;) {
+        if (sent == TOTAL)
+            FAIL("all %u PDUs went out although no report was read", TOTAL);
         struct an2_frag f = {0, PDU};
         if (an2_send(ep, vc, &f, 1, 0, sent) == 0) {
             sent++;
-            idle_ms = 0;
-        } else {
-            sleep_ms(10);
-            idle_ms += 10;
+            continue;
         }
+        if (otto_shared_get(&ep->hdr->controller_wants_reports))
+            break;
+        if (an2_test_ms() - t0 > AN2_TEST_WAIT_MS)
+            FAIL("transmit ring full after %u PDUs, but the controller did not ask for freed "
+                 "report slots within %d ms", sent, AN2_TEST_WAIT_MS);
+        sleep_ms(1);
     }
-    if (sent == TOTAL)
-        FAIL("all %u PDUs went out although no report was read", TOTAL);
-    if (!ep->hdr->controller_wants_reports)
-        FAIL("report ring full, but the controller did not ask for freed slots");
     printf("report ring full after %u PDUs\n", sent);
+    expect_an2d_asleep(ep, "sender reads no reports");
     expect_an2d_quiet(an2d, "sender reads no reports");
     while (sent < TOTAL) { /* reading reports frees slots: the controller resumes */
         while (sent < TOTAL && an2_tx_space(ep) > 0)
             send_one(ep, vc, sent++);
-        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, 30000);
+        struct an2_report r = an2_expect_report(ep, AN2_REPORT_TX, AN2_TEST_WAIT_MS);
         if (r.status != AN2_STATUS_OK)
             FAIL("TX report: %s", an2_status_str(r.status));
         done++;
