@@ -20,12 +20,12 @@ for rmlib in deb dropin; do
 			[ -n "${AN2_ASAN_RUNTIME:-}" ] && extra+=(LD_PRELOAD="$AN2_ASAN_RUNTIME" ASAN_OPTIONS=detect_leaks=0)
 		fi
 		env "${extra[@]}" stdbuf -oL /usr/bin/srm.pvm > "$PVM_WORK/srm.out" 2>&1 &
-		for i in $(seq 100); do
+		for i in $(seq 300); do
 			grep -q "registered as Resource Manager" "$PVM_WORK/srm.out" && break
 			sleep 0.1
 		done
 		grep -q "registered as Resource Manager" "$PVM_WORK/srm.out" \
-			|| { cat "$PVM_WORK/srm.out" >&2; pvm_env_fail "srm on $rmlib did not register"; }
+			|| { cat "$PVM_WORK/srm.out" >&2; pvm_env_fail "srm on $rmlib did not register within 30 s"; }
 		for lib in an2 deb; do
 			timeout 30 "$ex/$lib/master1" > "$PVM_WORK/m-$lib" 2>&1 \
 				|| { cat "$PVM_WORK/m-$lib" "$PVM_WORK/srm.out" >&2; pvm_env_fail "srm on $rmlib: master1-$lib failed"; }

@@ -16,15 +16,23 @@ PVM_ENV_LIMIT=${PVM_ENV_LIMIT:-110}
 pvm_env_start "$bin"
 cd "$PVM_WORK"
 
-# run <expect-status> <label> <program> <args...>: runs with a time limit; its output in $out
+# run <expect-status> <label> <program> <args...>: runs with a time limit; its output in $out;
+# returns once the tasks it spawned (the pvmd's children) have exited too: the cells a task
+# sends as it leaves are not counted in the next run
 run() {
-	local want=$1 label=$2 rc=0; shift 2
+	local want=$1 label=$2 rc=0 prog; shift 2
 	timeout 60 "$@" > "$PVM_WORK/out" 2> "$PVM_WORK/err" || rc=$?
 	out=$(cat "$PVM_WORK/out")
 	if [ "$rc" -ne "$want" ]; then
 		cat "$PVM_WORK/out" "$PVM_WORK/err" >&2
 		pvm_env_fail "$label: exit status $rc, $want expected"
 	fi
+	prog=$(basename "$1")
+	for _ in $(seq 300); do
+		pgrep -P "$PVMD_PID" -x "${prog:0:15}" >/dev/null || return 0
+		sleep 0.1
+	done
+	pvm_env_fail "$label: its spawned tasks still run 30 s after it ended"
 }
 
 # cells <an2d socket>: the cells that have crossed the switch so far (a failed read is said)
@@ -46,11 +54,11 @@ own_an2d() {
 	AN2D_PID=$!
 	# (serving, not only bound: cells() reads its counters at once, and set -e ends the test
 	# on a failed read)
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		"$bin/an2stat" --summary --socket "$AN2_SOCKET" >/dev/null 2>&1 && return 0
-		sleep 0.05
+		sleep 0.1
 	done
-	pvm_env_fail "an2d did not start"
+	pvm_env_fail "an2d did not serve its socket within 30 s"
 }
 stop_an2d() {
 	"$bin/an2d" --stop --socket "$AN2_SOCKET" >/dev/null 2>&1 || true
@@ -115,9 +123,13 @@ limits)
 		--vcs*) said="no free VC (per-endpoint VC limit" ;;
 		*) said="an2d serves 3 clients already (--max-clients)" ;;
 		esac
-		sleep 0.2   # (the spawned tasks' stderr reaches the pvmd log)
+		# (the spawned tasks' stderr reaches the pvmd log through the pvmd: until it has)
+		for _ in $(seq 300); do
+			grep -qF "$said" "$PVM_WORK/err" "$PVM_TMP"/pvml.* && break
+			sleep 0.1
+		done
 		grep -qF "$said" "$PVM_WORK/err" "$PVM_TMP"/pvml.* ||
-			pvm_env_fail "beyond $limit: no '$said' in the logs"
+			pvm_env_fail "beyond $limit: no '$said' in the logs within 30 s"
 		echo "ok: beyond an2d $limit: said '$said', finished: $out"
 		stop_an2d
 	done

@@ -3,6 +3,8 @@
  * or a hang.  Usage: bad_input nopvmd | blocked | fake-corrupt | fake-close */
 #include <pvm3.h>
 #include <pvmproto.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -171,7 +173,40 @@ static void send_frame(int fd, int flags, int tag, int ctx, uint32_t enc, const 
 		perror("fake pvmd write");
 }
 
-static void fake_pvmd(int lfd, const char *how)
+/* The client (our parent) writes a byte to the pipe just before the receive that must see the
+ * stream break, and closes the pipe once it has checked what it got. Waits for that byte and
+ * then until the client sleeps in that receive (state S): 1; 0 if it closed the pipe first. */
+static int client_waits(int pfd)
+{
+	char c, path[64];
+	if (read(pfd, &c, 1) != 1)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)getppid());
+	for (;;) {
+		char state = 0;
+		FILE *f = fopen(path, "r");
+		if (!f)
+			return 0;
+		if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+			state = 0;
+		fclose(f);
+		if (state == 'S')
+			return 1;
+		struct pollfd p = { .fd = pfd, .events = POLLIN };
+		if (poll(&p, 1, 1) > 0)
+			return 0;
+	}
+}
+
+/* Keeps the stream open until the client has checked what it got (closed the pipe). */
+static void client_done(int pfd)
+{
+	char c;
+	while (read(pfd, &c, 1) > 0)
+		;
+}
+
+static void fake_pvmd(int lfd, int pfd, const char *how)
 {
 	int fd = accept(lfd, NULL, NULL);
 	unsigned char body[4096];
@@ -231,17 +266,18 @@ static void fake_pvmd(int lfd, const char *how)
 			send_frame(fd, rand() % 4, rand() % 4, rand() % 3 == 0 ? SYSCTX_TC : 0,
 			           encs[rand() % 4], &o, rand() % 2, -1);
 		}
-		usleep(200000);
-		close(fd);
-		usleep(200000);
+		if (client_waits(pfd))
+			close(fd);   /* the pvmd dies under the client's receive */
+		client_done(pfd);
 		_exit(0);
 	}
-	usleep(200000);
-	if (!strcmp(how, "fake-corrupt"))
-		send_frame(fd, 3, 4, 0, 0x10000000, NULL, 1, 0x7fffffff);   /* absurd length */
-	else
-		close(fd);                                                  /* the pvmd dies */
-	usleep(200000);
+	if (client_waits(pfd)) {
+		if (!strcmp(how, "fake-corrupt"))
+			send_frame(fd, 3, 4, 0, 0x10000000, NULL, 1, 0x7fffffff);   /* absurd length */
+		else
+			close(fd);                                                  /* the pvmd dies */
+	}
+	client_done(pfd);
 	_exit(0);
 }
 
@@ -265,14 +301,23 @@ static void fake(const char *how)
 	FILE *f = fopen(file, "w");
 	fprintf(f, "%s\n", path);
 	fclose(f);
+	int pipefd[2];   /* (not inherited by an an2d the library may start) */
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		perror("fake pvmd pipe");
+		exit(1);
+	}
 	pid_t pid = fork();
-	if (pid == 0)
-		fake_pvmd(lfd, how);
+	if (pid == 0) {
+		close(pipefd[1]);
+		fake_pvmd(lfd, pipefd[0], how);
+	}
+	close(pipefd[0]);
 	close(lfd);
 	EXPECT(pvm_mytid(), 0x40001);
 	if (!strcmp(how, "fake-random")) {
 		/* take whatever survives and unpack it every which way: errors, never a crash */
 		int n = 0, cc;
+		EXPECT(write(pipefd[1], "w", 1), 1);   /* the stream breaks once we wait for more */
 		while ((cc = pvm_recv(-1, -1)) > 0) {
 			n++;
 			int iv[8];
@@ -287,6 +332,7 @@ static void fake(const char *how)
 		}
 		EXPECT(cc, PvmSysErr);
 		printf("fake-random: %d messages survived the garbage\n", n);
+		close(pipefd[1]);
 		waitpid(pid, NULL, 0);
 		unlink(path);
 		unlink(file);
@@ -303,6 +349,7 @@ static void fake(const char *how)
 	int v[2] = { 0, 0 };
 	EXPECT(pvm_upkint(v, 2, 1), 0);
 	EXPECT(v[0] == 42 && v[1] == 43, 1);
+	EXPECT(write(pipefd[1], "w", 1), 1);   /* the stream breaks once we wait in this receive */
 	double t0 = now();
 	EXPECT(pvm_recv(-1, 4), PvmSysErr);
 	EXPECT(pvm_send(0x40001, 1) < 0, 1);
@@ -311,6 +358,7 @@ static void fake(const char *how)
 		failures++;
 		fprintf(stderr, "bad_input: FAIL the broken pvmd stream was noticed late\n");
 	}
+	close(pipefd[1]);
 	waitpid(pid, NULL, 0);
 	unlink(path);
 	unlink(file);

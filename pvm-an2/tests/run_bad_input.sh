@@ -16,14 +16,21 @@ rm -rf "$empty"
 trap - EXIT
 
 pvm_env_start "$bindir"
-# the pvmd dies while we wait
+# the pvmd dies while we wait: once the client has said "waiting" and sleeps (in pvm_recv)
 "$bindir/bad_input" blocked > "$PVM_WORK/blocked.out" &
 client=$!
-for i in $(seq 100); do grep -q waiting "$PVM_WORK/blocked.out" 2>/dev/null && break; sleep 0.05; done
+state() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0; s=${s##*) }; echo "${s%% *}"; }
+for i in $(seq 300); do
+	grep -q waiting "$PVM_WORK/blocked.out" 2>/dev/null && [ "$(state "$client")" = S ] && break
+	kill -0 "$client" 2>/dev/null || pvm_env_fail "the client ended before the pvmd died"
+	sleep 0.1
+done
+[ "$(state "$client")" = S ] && grep -q waiting "$PVM_WORK/blocked.out" ||
+	pvm_env_fail "the client was not waiting in pvm_recv after 30 s"
 kill -KILL "$PVMD_PID"
 wait "$PVMD_PID" 2>/dev/null || true
 rm -f "$PVM_TMP"/pvmd.*."$PVM_VMID" "$PVM_TMP"/pvmtmp*   # what the killed pvmd left
-timeout 10 tail --pid=$client -f /dev/null || pvm_env_fail "blocked receive hung after the pvmd died"
+timeout 30 tail --pid=$client -f /dev/null || pvm_env_fail "blocked receive hung after the pvmd died"
 wait "$client" || pvm_env_fail "blocked receive did not report PvmSysErr"
 # a fake pvmd with malformed traffic (it takes the real one's place in PVM_TMP)
 timeout 20 "$bindir/bad_input" fake-corrupt

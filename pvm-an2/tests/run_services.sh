@@ -34,7 +34,9 @@ normalize() { sed -E 's/t[0-9a-f]{5,}/tX/g'; }
 	for lib in deb an2; do
 		timeout 30 "$bindir/services_check-$lib" tasker > "$PVM_WORK/tasker-$lib" 2>&1 &
 		tasker=$!
-		for i in $(seq 100); do grep -q reg_tasker "$PVM_WORK/tasker-$lib" && break; sleep 0.05; done
+		for i in $(seq 300); do grep -q reg_tasker "$PVM_WORK/tasker-$lib" && break; sleep 0.1; done
+		grep -q reg_tasker "$PVM_WORK/tasker-$lib" ||
+			pvm_env_fail "$lib: the tasker did not register within 30 s: $(cat "$PVM_WORK/tasker-$lib")"
 		timeout 30 "$bindir/services_check-$lib" spawnq > "$PVM_WORK/spawnq-$lib" 2>&1 \
 			|| pvm_env_fail "$lib: spawn through the tasker failed"
 		wait "$tasker" || pvm_env_fail "$lib: tasker failed: $(cat "$PVM_WORK/tasker-$lib")"
@@ -79,7 +81,15 @@ for lib in deb an2; do
 		[ "$rc" -eq 0 ] || [ "$rc" -eq 143 ] || { cat "$PVM_WORK/start.out" >&2; pvm_env_fail "$lib: start_pvmd run: status $rc"; }
 		grep -q '^start_pvmd 0, joined 1$' "$PVM_WORK/start.out" || { cat "$PVM_WORK/start.out" >&2; pvm_env_fail "$lib: pvm_start_pvmd"; }
 		grep -q "^start_pvmd again $(printf '%d' -28)$" "$PVM_WORK/start.out" || { cat "$PVM_WORK/start.out" >&2; pvm_env_fail "$lib: second pvm_start_pvmd"; }
-		for i in $(seq 50); do [ -e "$PVM_TMP/pvmd.$(id -u).$PVM_VMID" ] || break; sleep 0.1; done
+		# until the pvmd has removed its address file and exited
+		pvmd_left() {
+			local p
+			[ -e "$PVM_TMP/pvmd.$(id -u).$PVM_VMID" ] && return 0
+			for p in $(pvm_env_pids); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = pvmd ] && return 0; done
+			return 1
+		}
+		for i in $(seq 300); do pvmd_left || break; sleep 0.1; done
+		pvmd_left && pvm_env_fail "$lib: the pvmd started by pvm_start_pvmd still runs 30 s after pvm_halt"
 		echo "ok: $lib pvm_start_pvmd started and pvm_halt stopped the pvmd"
 	)
 done

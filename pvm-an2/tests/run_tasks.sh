@@ -20,6 +20,6 @@ cat "$PVM_WORK/an2.out"
 rc=0
 "$bindir/tasks_check-an2" halt > "$PVM_WORK/halt.out" || rc=$?
 [ "$rc" -eq 0 ] || [ "$rc" -eq 143 ] || pvm_env_fail "pvm_halt: status $rc"
-for i in $(seq 50); do kill -0 "$PVMD_PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$PVMD_PID" 2>/dev/null && pvm_env_fail "the pvmd still runs after pvm_halt"
+for i in $(seq 300); do kill -0 "$PVMD_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$PVMD_PID" 2>/dev/null && pvm_env_fail "the pvmd still runs 30 s after pvm_halt"
 echo "ok: pvm_halt stopped the pvmd"

@@ -86,9 +86,13 @@ static void handlers(char *self)
 	int child = 0;
 	pvm_spawn(self, args, PvmTaskDefault, "", 1, &child);
 	pvm_notify(PvmTaskExit, 90, 1, &child);
-	for (int i = 0; i < 100 && exit_seen == -1; i++) {
+	for (int i = 0; i < 300 && exit_seen == -1; i++) {   /* (the handler runs in a receive) */
 		struct timeval t = { 0, 100000 };
 		pvm_trecv(-1, 12345, &t);
+	}
+	if (exit_seen == -1) {
+		fprintf(stderr, "services_check: FAIL no exit notification of the child within 30 s\n");
+		exit(1);
 	}
 	printf("exit notification handled %d, queued %d\n", exit_seen == child,
 	       pvm_nrecv(-1, 90) > 0);
@@ -236,6 +240,17 @@ static void extras(void)
 	int ctx = pvm_newcontext();
 	int old = pvm_setcontext(ctx);
 	send_self(5, 1);
+	/* arrived (seen from its own context) before the other context looks */
+	int arrived = 0;
+	for (int i = 0; i < 3000 && !arrived; i++) {
+		arrived = pvm_probe(-1, 5) > 0;
+		if (!arrived)
+			usleep(10000);
+	}
+	if (!arrived) {
+		fprintf(stderr, "services_check: FAIL a message to ourselves did not arrive within 30 s\n");
+		exit(1);
+	}
 	pvm_setcontext(old);
 	int other = pvm_nrecv(-1, 5);
 	pvm_setcontext(ctx);

@@ -64,6 +64,24 @@ static int halt(void)
 	return 0;
 }
 
+/* A request to the pvmd: its answer comes after whatever the pvmd sent us before (the notice
+ * that completes a cancelled notify, sent as the pvmd takes the cancel). */
+static void pvmd_roundtrip(void)
+{
+	pvm_pstat(pvm_mytid());
+}
+
+/* Whether the pvmd reports tid gone (pvm_pstat) within 30 s. */
+static int exited(int tid)
+{
+	for (int i = 0; i < 3000; i++) {
+		if (pvm_pstat(tid) == PvmNoTask)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
 static const char *base(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -186,6 +204,7 @@ int main(int argc, char **argv)
 	int hd = pvm_notify(PvmHostDelete, 79, 1, &hosts[0].hi_tid);
 	printf("hostdelete notify: %d\n", hd);
 	printf("hostdelete cancel: %d\n", pvm_notify(PvmHostDelete | PvmNotifyCancel, 79, 1, &hosts[0].hi_tid));
+	pvmd_roundtrip();
 	int hdm = 0;
 	while (pvm_trecv(-1, 79, &tmo) > 0)
 		hdm++;
@@ -205,11 +224,17 @@ int main(int argc, char **argv)
 	struct timeval t0, t1;
 	printf("pstat dead child: %d\n", pvm_pstat(tids[0]));
 	printf("cancel notify: %d\n", pvm_notify(PvmTaskExit | PvmNotifyCancel, TAG_EXIT, 1, &tids[1]));
+	pvmd_roundtrip();
 	int got = 0;
 	while (pvm_trecv(-1, TAG_EXIT, &tmo) > 0)
 		got++;
 	printf("messages after cancel: %d\n", got);
 	printf("sendsig child: %d\n", pvm_sendsig(tids[1], SIGKILL));
+	/* once the pvmd says it is gone, a notice it sent would be queued before that answer */
+	if (!exited(tids[1])) {
+		fprintf(stderr, "tasks_check: FAIL the child killed by pvm_sendsig still runs after 30 s\n");
+		return 1;
+	}
 	got = 0;
 	while (pvm_trecv(-1, TAG_EXIT, &tmo) > 0)
 		got++;
@@ -220,6 +245,7 @@ int main(int argc, char **argv)
 	printf("notification for the last child: %d\n", dead == tids[2]);
 	printf("hostadd notify: %d\n", pvm_notify(PvmHostAdd, TAG_HOSTADD, -1, NULL));
 	printf("hostadd cancel: %d\n", pvm_notify(PvmHostAdd | PvmNotifyCancel, TAG_HOSTADD, 0, NULL));
+	pvmd_roundtrip();
 	got = 0;
 	while (pvm_trecv(-1, TAG_HOSTADD, &tmo) > 0)
 		got++;
@@ -237,11 +263,15 @@ int main(int argc, char **argv)
 	/* psend / precv to ourselves */
 	int data[5] = { 1, -2, 3, -4, 5 }, back[5] = { 0 }, rtid, rtag, rlen;
 	printf("psend: %d\n", pvm_psend(me, 5, data, 5, PVM_INT));
-	int found = 0;   /* it travels through the pvmd: give it time */
-	for (int i = 0; i < 200 && !found; i++) {
+	int found = 0;   /* it travels through the pvmd: wait for it, up to 30 s */
+	for (int i = 0; i < 3000 && !found; i++) {
 		found = pvm_probe(me, 5) > 0;
 		if (!found)
 			usleep(10000);
+	}
+	if (!found) {
+		fprintf(stderr, "tasks_check: FAIL a psend to ourselves did not arrive within 30 s\n");
+		return 1;
 	}
 	printf("probe finds it: %d\n", found);
 	printf("precv: %d\n", pvm_precv(me, 5, back, 5, PVM_INT, &rtid, &rtag, &rlen));

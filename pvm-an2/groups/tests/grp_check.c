@@ -14,7 +14,8 @@
 
 extern int pvm_errno;   /* exported by every libpvm3, not declared by <pvm3.h> */
 
-enum { TAG_REPORT = 90, TAG_BCAST = 91, TAG_SCATTER = 93, TAG_JOINED = 94, TAG_REDUCE = 200 };
+enum { TAG_REPORT = 90, TAG_BCAST = 91, TAG_SCATTER = 93, TAG_JOINED = 94, TAG_GS_EXIT = 95,
+       TAG_REDUCE = 200 };
 enum { COUNT = 3, CHUNK = 4, LOOPS = 20, REPORT_WAIT_SEC = 90 };
 
 static int parent_tid, my_tid, nworkers, my_inst;
@@ -343,10 +344,11 @@ static void worker(void)
 	report(1, "ok (instance %d)", my_inst);
 }
 
+/* Polls pvm_gsize until it is want, for up to 30 s. */
 static int wait_for_size(const char *g, int want)
 {
 	int size = -1;
-	for (int i = 0; i < 500 && size != want; i++) {
+	for (int i = 0; i < 3000 && size != want; i++) {
 		size = pvm_gsize((char *)g);
 		if (size != want) {
 			struct timespec ts = { 0, 10 * 1000 * 1000 };
@@ -372,6 +374,8 @@ static int dead_member(const char *program)
 	pvm_initsend(PvmDataDefault);
 	pvm_send(tid, TAG_JOINED);   /* now exit */
 	int shrank = wait_for_size(g, 1);
+	if (grew == 2 && shrank != 1)
+		printf("FAIL: pvmgs did not take the dead member out within 30 s\n");
 	printf("member exiting without leaving (%s): group grew to %d, then %d\n", program, grew, shrank);
 	pvm_lvgroup(g);
 	return grew == 2 && shrank == 1;
@@ -390,8 +394,15 @@ static int dead_server(void)
 		pvm_upkint(&server, 1, 1);
 		pvm_freebuf(pvm_setrbuf(saved));
 	}
-	if (inst != 0 || server <= 0 || pvm_kill(server) < 0) {
+	if (inst != 0 || server <= 0 || pvm_notify(PvmTaskExit, TAG_GS_EXIT, 1, &server) < 0 ||
+	    pvm_kill(server) < 0) {
 		printf("FAIL: dead server: join %d, pvmgs t%x\n", inst, server);
+		return 0;
+	}
+	/* gone before the barrier asks it */
+	struct timeval tv = { 30, 0 };
+	if (pvm_trecv(-1, TAG_GS_EXIT, &tv) <= 0) {
+		printf("FAIL: dead server: no exit notice from pvmgs t%x within 30 s of pvm_kill\n", server);
 		return 0;
 	}
 	int cc = pvm_barrier(g, 2);
