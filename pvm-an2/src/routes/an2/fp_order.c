@@ -8,7 +8,6 @@
  * stream has ended (PEER_GONE comes after its last cell), so that it never overtakes the peer's
  * last messages. */
 #include "fp_route.h"
-#include "send.h"
 
 #include <stdlib.h>
 
@@ -195,12 +194,8 @@ int fp_route_send(struct route *t, struct msg *m)
 		fp_handover_flush(r, p);   /* its VC failed meanwhile: that stream goes first */
 	}
 	/* the daemon route; after AN2 messages, announce how many went before this one */
-	if (p->an2_sent) {
-		struct msg *n = msg_new(ENC_XDR);
-		int cc = n ? lpvm_pack_int(n, (int)p->an2_sent) : PvmNoMem;
-		if (!cc)
-			cc = lpvm_route_send(n, dst, FP_TAG_NOTE, FP_CTX);
-		msg_free(n);
+	if (p->an2_sent) {   /* (by the pvmd route itself: we are inside a route's send) */
+		int cc = fp_send_ctl(dst, FP_TAG_NOTE, (int)p->an2_sent);
 		if (cc < 0)
 			return cc;
 	}
