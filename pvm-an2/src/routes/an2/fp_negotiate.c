@@ -1,6 +1,6 @@
-/* fp_negotiate.c — the AN2 route's VC set-up with a peer, and the failure of a pair. */
+/* fp_negotiate.c — the AN2 route's VC set-up with a peer. */
 /* The registry look-up, REQ/NAK through the daemon route (reserved context FP_CTX), the
- * driver's VC rendezvous, and failures. */
+ * driver's VC rendezvous, and the control messages peers send through the daemon route. */
 #include "fp_route.h"
 
 #include <errno.h>
@@ -67,8 +67,8 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid)
 		return NULL;
 	if (p->req_sent) {
 		if (p->state == PEER_PENDING && r->pending_opens &&
-		    fp_now_us() - r->answers_polled_us >= ANSWERS_POLL_US) {
-			r->answers_polled_us = fp_now_us();
+		    lpvm_now_us() - r->answers_polled_us >= ANSWERS_POLL_US) {
+			r->answers_polled_us = lpvm_now_us();
 			if (fp_poll_vc_answers(r) < 0)
 				r->check_ctl = 1;   /* (the next progress finds out what failed) */
 		}
@@ -90,7 +90,7 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid)
 			p->retry_at_ms = LLONG_MAX;
 			return NULL;
 		}
-		if (p->state == PEER_NO_AN2 && fp_now_us() < p->retry_at_ms)
+		if (p->state == PEER_NO_AN2 && lpvm_now_us() < p->retry_at_ms)
 			return NULL;
 		uint32_t id = 0;
 		int rc = an2_lookup_name(r->ep, (uint32_t)tid, &id);
@@ -103,7 +103,7 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid)
 					p->remote_misses++;
 				wait = (long long)RETRY_REMOTE_US << (p->remote_misses - 1);
 			}
-			p->retry_at_ms = fp_now_us() + wait;
+			p->retry_at_ms = lpvm_now_us() + wait;
 			return NULL;
 		}
 		p->ep_id = id;
@@ -115,8 +115,8 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid)
 	p->req_sent = 1;
 	p->an2_sent = p->dmn_sent = 0;
 	start_vc(r, p);
-	long long end = fp_now_us() + SETUP_WAIT_US;
-	while (p->state == PEER_PENDING && fp_now_us() < end && r->active) {
+	long long end = lpvm_now_us() + SETUP_WAIT_US;
+	while (p->state == PEER_PENDING && lpvm_now_us() < end && r->active) {
 		if (fp_poll_vc_answers(r) < 0 || lpvm_daemon_progress() < 0)
 			break;   /* (the daemon route brings a NAK) */
 		sched_yield();
@@ -177,36 +177,6 @@ int fp_poll_vc_answers(struct fp_route *r)
 		else   /* -ESRCH: it left before agreeing, nothing lost: quietly */
 			fp_peer_fail(r, p, rc == -ESRCH ? NULL : an2_strerror(rc));
 	}
-}
-
-void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why)
-{
-	if (p->state == PEER_DEAD)
-		return;
-	if (p->partial && !why)
-		why = "the peer's end vanished in mid-message";
-	if (why)
-		lpvm_log("AN2 fast path: %s on VC %s to t%x: back to the daemon route", why,
-		         p->vc >= 0 ? p->addr : "(not open)", (unsigned)p->tid);
-	p->state = PEER_DEAD;
-	if (p->vc_started) {
-		p->vc_started = 0;
-		r->pending_opens--;
-		if (!r->gone)
-			an2_vc_open_cancel(r->ep, p->ep_id);
-	}
-	if (p->rel.ring) {   /* a VC was open: each side hands its stream over, ends with END */
-		p->await_end = 1;
-		fp_handover_capture(r, p);
-	}
-	fp_rel_close(r, p);
-	if (p->vc >= 0) {
-		r->vc_peer[p->vc] = NULL;
-		if (!r->gone)
-			an2_vc_close(r->ep, (uint16_t)p->vc);   /* posted buffers come back ABORTED */
-		p->vc = -1;
-	}
-	fp_order_release(r, p, !p->await_end);
 }
 
 /* REQ, NAK, NOTE, and a failed VC's PDU and END, from a task through the daemon route. */

@@ -99,7 +99,7 @@ void fp_order_release(struct fp_route *r, struct peer *p, int force)
 
 void fp_order_exit_notices_check(struct fp_route *r)
 {
-	long long now = fp_now_us();
+	long long now = lpvm_now_us();
 	for (int i = 0; i < 64 && r->exit_notices_held; i++)
 		for (struct peer *p = r->peers[i]; p; p = p->next)
 			if (p->xh_head && now - p->exit_wait_us > EXIT_NOTICE_MAX_US) {
@@ -141,7 +141,7 @@ int fp_route_filter(struct route *t, struct msg *m)
 		int first = !exited->xh_head;
 		hold(r, &exited->xh_head, &exited->xh_tail, m, 0);   /* delivers it if it cannot */
 		if (first && exited->xh_head) {
-			exited->exit_wait_us = fp_now_us();
+			exited->exit_wait_us = lpvm_now_us();
 			r->exit_notices_held++;
 		}
 		return 1;

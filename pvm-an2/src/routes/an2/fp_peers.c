@@ -1,16 +1,8 @@
-/* fp_peers.c — the AN2 route's peers, found by tid, and the clock it measures waits with. */
+/* fp_peers.c — the AN2 route's peers, found by tid, and forgotten when their task has gone. */
 /* One peer per task the route exchanges messages with, forgotten once its task has gone. */
 #include "fp_route.h"
 
 #include <stdlib.h>
-#include <time.h>
-
-long long fp_now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 struct peer *fp_peer_find(struct fp_route *r, int tid)
 {

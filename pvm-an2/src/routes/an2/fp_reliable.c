@@ -218,7 +218,7 @@ static void resend(struct fp_route *r, struct peer *p, uint32_t from, int whole,
 	struct rel_state *s = &p->rel;
 	if (s->ring[from % REL_WINDOW].marked)
 		return;
-	long long now = fp_now_us();
+	long long now = lpvm_now_us();
 	if (!s->probing && from == s->back_to && s->back_at_us && damaged == s->back_damaged &&
 	    (s->tx_queued > 0 || now - s->back_at_us < s->rto_us))
 		return;   /* a NAK repeated while the resend is on its way: the timer covers a loss */
@@ -281,7 +281,7 @@ static void rx_trouble(struct fp_route *r, struct peer *p, const char *what)
 {
 	struct rel_state *s = &p->rel;
 	s->rx_gap = 1;
-	long long now = fp_now_us();
+	long long now = lpvm_now_us();
 	if (!s->nak_at_us || s->nak_for != s->rx_next || s->nak_damaged != (uint32_t)s->damaged ||
 	    now - s->nak_at_us >= NAK_REPEAT_US) {   /* (a damaged PDU may be its resend) */
 		if (send_ctl(r, p, PDU_NAK) == 0) {
@@ -455,7 +455,7 @@ void fp_rel_service(struct fp_route *r, int flush_acks)
 	long long now = 0;
 	int timers = 0;
 	if (r->rel_unacked_peers > 0) {
-		now = fp_now_us();
+		now = lpvm_now_us();
 		if (now >= r->rel_check_at_us) {
 			timers = 1;
 			r->rel_check_at_us = now + REL_CHECK_US;
@@ -506,7 +506,7 @@ int fp_rel_poll_ms(struct fp_route *r)
 {
 	if (!r->ep || r->gone || (!r->rel_unacked_peers && !r->resend_pending))
 		return -1;
-	long long now = fp_now_us(), soonest = now + REL_RTO_MAX_US;
+	long long now = lpvm_now_us(), soonest = now + REL_RTO_MAX_US;
 	if (r->resend_pending)
 		soonest = now;
 	for (uint32_t vc = 0; vc < r->max_vcs; vc++) {

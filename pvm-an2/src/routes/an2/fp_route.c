@@ -70,11 +70,11 @@ static void fp_quiesce(struct route *t)
 	fp_handover_flush(r, NULL);   /* (failed VCs' streams go before TM_EXIT) */
 	if (r->gone)
 		return;
-	long long end = fp_now_us() + TX_DRAIN_MS * 1000LL;
+	long long end = lpvm_now_us() + TX_DRAIN_MS * 1000LL;
 	if (r->pending_opens)
 		fp_poll_vc_answers(r);   /* VCs the driver opened that we have not collected */
 	while (r->tx_inflight > 0 && !r->gone) {
-		if (fp_now_us() > end) {
+		if (lpvm_now_us() > end) {
 			lpvm_log("AN2 fast path: %d PDUs not sent in %d ms (peers not receiving); "
 			         "an2d sends them as the peers read", r->tx_inflight, TX_DRAIN_MS);
 			return;
@@ -88,7 +88,7 @@ static void fp_quiesce(struct route *t)
 	 * same time; then the peer hears how many we sent, so that it knows whether any is missing
 	 * when our end goes (a VC without trouble is not waited for: a peer may not be reading) */
 	while (fp_rel_leaving(r, 0) > 0 && !r->gone) {
-		if (fp_now_us() > end) {
+		if (lpvm_now_us() > end) {
 			lpvm_log("AN2 fast path: %d PDUs not acknowledged in %d ms: the peers may miss "
 			         "them", fp_rel_leaving(r, 0), TX_DRAIN_MS);
 			break;

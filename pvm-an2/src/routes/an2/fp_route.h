@@ -1,6 +1,7 @@
 /* fp_route.h — the AN2 route's internal state and the functions its files share. */
 /* The endpoint, the peers, transmit and wait state; fp_route.c (life, operations table),
- * fp_peers.c, fp_negotiate.c, fp_tx.c, fp_rx.c, fp_reliable.c, fp_order.c, fp_wait.c. See
+ * fp_peers.c, fp_negotiate.c, fp_pair_fail.c, fp_handover.c, fp_tx.c, fp_rx.c, fp_reliable.c,
+ * fp_order.c, fp_wait.c; the wire format is fp_wire.h. See
  * README.md, "The AN2 fast path". */
 #ifndef AN2PVM_FP_ROUTE_H
 #define AN2PVM_FP_ROUTE_H
@@ -200,7 +201,6 @@ static inline struct fp_route *fp_of(struct route *t)
 }
 
 /* fp_peers.c */
-long long fp_now_us(void);
 struct peer *fp_peer_find(struct fp_route *r, int tid);
 struct peer *fp_peer_get(struct fp_route *r, int tid);   /* creates; NULL when out of memory */
 int fp_route_peer_failed(struct route *t, int tid);      /* route_ops peer_failed */
@@ -215,8 +215,9 @@ int fp_daemon_send(struct msg *m, int dst, int tag, int ctx);
 int fp_send_ctl(int tid, int tag, int value);   /* [value] in FP_CTX, so */
 int fp_poll_vc_answers(struct fp_route *r);
 void fp_vc_opened(struct fp_route *r, struct peer *p, const struct an2_vc_info *vi);
-/* The pair stops using AN2 (a failure, or the peer gone): logs why (if given), hands what the
- * peer has not acknowledged over to the daemon route, closes the VC. */
+
+/* fp_pair_fail.c: the pair stops using AN2 (a failure, or the peer gone): logs why (if
+ * given), hands what the peer has not acknowledged over to the daemon route, closes the VC. */
 void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why);
 
 /* fp_handover.c: a failed VC's stream finished over the daemon route */

@@ -166,7 +166,7 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 	}
 	p->rx_pdus++;
 	if (p->xh_head)
-		p->exit_wait_us = fp_now_us();   /* its stream still moves: its exit notice waits */
+		p->exit_wait_us = lpvm_now_us();   /* its stream still moves: its exit notice waits */
 	int cc = fp_rel_arrived(r, p, &h, len, b);
 	if (cc == 0)   /* an ACK, NAK or PROBE, or a duplicate */
 		bufpool_free(r->pool, b);

@@ -35,9 +35,9 @@ void fp_tx_complete(struct fp_route *r, uint64_t cookie)
  * writes no more reports: only its socket tells). 0 or a negative PVM error. */
 static int stall_check(struct fp_route *r, long long *last_us)
 {
-	if (fp_now_us() - *last_us <= DAEMON_CHECK_US)
+	if (lpvm_now_us() - *last_us <= DAEMON_CHECK_US)
 		return 0;
-	*last_us = fp_now_us();
+	*last_us = lpvm_now_us();
 	r->check_ctl = 1;
 	int cc = lpvm_daemon_progress();
 	return cc < 0 ? cc : 0;
@@ -48,7 +48,7 @@ static int stall_check(struct fp_route *r, long long *last_us)
  * acknowledgements going meanwhile (the peer may be stalled on us as we are on it). */
 static int wait_tx_room(struct fp_route *r, struct peer *p)
 {
-	long long last_check = fp_now_us();
+	long long last_check = lpvm_now_us();
 	while (r->tx_free < 0 || an2_tx_space(r->ep) == 0 || fp_rel_window_full(p) ||
 	       p->rel.marked) {
 		int cc = fp_route_progress(&r->route);
@@ -115,7 +115,7 @@ static int tx_pdu(struct fp_route *r, struct peer *p, const struct an2_frag *fr,
  * NULL when the area stays exhausted with nothing in flight. */
 static void *tx_block(struct fp_route *r, size_t size)
 {
-	long long last_check = fp_now_us();
+	long long last_check = lpvm_now_us();
 	for (;;) {
 		void *b = bufpool_alloc_area(r->pool, size);
 		if (b || (r->tx_inflight == 0 && r->rel_unacked_peers == 0) || !r->active)
@@ -237,7 +237,7 @@ int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m)
 	size_t len = msg_length(m);
 	/* room for headers and copies, or the daemon route (nothing sent yet: order is kept by
 	 * the note the caller sends) */
-	long long last_check = fp_now_us();
+	long long last_check = lpvm_now_us();
 	while (bufpool_free_bytes(r->pool) < bytes_to_copy(r, m) + POOL_MAX_BLOCK) {
 		if (r->tx_inflight == 0 && r->rel_unacked_peers == 0)
 			return 1;

@@ -51,7 +51,7 @@ int fp_wait_others_due(struct route *t, int ready)
 		return 1;
 	/* the pvmd socket costs a system call: while AN2 keeps us busy, read it every
 	 * DAEMON_BUSY_US (a wait looks at it with poll(): fp_wait_idle) */
-	long long now = fp_now_us();
+	long long now = lpvm_now_us();
 	if (now - r->last_daemon_us < DAEMON_BUSY_US)
 		return 0;
 	r->last_daemon_us = now;
@@ -63,7 +63,7 @@ int fp_wait_idle(struct route *t, long long deadline_us, int *look)
 	struct fp_route *r = fp_of(t);
 	if (!r->ep || r->gone || !fastpath_in_use(r))
 		return 0;
-	long long now = fp_now_us();
+	long long now = lpvm_now_us();
 	if (r->idle_since_us < 0)
 		r->idle_since_us = now;
 	long long idle = now - r->idle_since_us;
@@ -83,7 +83,7 @@ int fp_wait_idle(struct route *t, long long deadline_us, int *look)
 		 * rather than take turns with us while it has nothing for us */
 		an2_yield(r->ep, true);
 		r->hinted = 1;
-		now = fp_now_us();
+		now = lpvm_now_us();
 	}
 	/* waiting for a while (our peer or we descheduled, say, the yield coming back late):
 	 * the pvmd socket is due a look, by one poll() without sleeping that looks at an2d's
@@ -115,7 +115,7 @@ void fp_wait_woke(struct route *t)
 	if (!r->gone)
 		an2_sleep_finish(r->ep);
 	r->idle_since_us = -1;
-	r->last_daemon_us = fp_now_us();   /* the poll() looked at the pvmd socket */
+	r->last_daemon_us = lpvm_now_us();   /* the poll() looked at the pvmd socket */
 	r->slept = 1;
 }
 
