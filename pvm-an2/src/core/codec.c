@@ -387,6 +387,14 @@ int lpvm_pack_str(struct msg *m, const char *s)
 	return cc ? cc : lpvm_pack(m, PVM_BYTE, s, n, 1);
 }
 
+int lpvm_pack_strs(struct msg *m, char **s, int count)
+{
+	int cc = lpvm_pack_int(m, count);
+	for (int i = 0; i < count && !cc; i++)
+		cc = lpvm_pack_str(m, s[i] ? s[i] : "");
+	return cc;
+}
+
 /* Reads a string length and checks it against what the message still holds. */
 static int unpack_str_len(struct msg *m, int *len)
 {

@@ -60,13 +60,6 @@ static int read_pvmd_address(char *out, size_t size)
 	return out[0] ? 0 : PvmSysErr;
 }
 
-static int call_simple(struct msg *req, int tag, struct msg **reply)
-{
-	int cc = lpvm_daemon_call(req, tag, reply);
-	msg_free(req);
-	return cc;
-}
-
 /* TM_CONNECT and the authentication files: the pvmd proves itself by writing into a file
  * we create, we prove ourselves by writing into one it creates. */
 static int authenticate(void)
@@ -95,7 +88,7 @@ static int authenticate(void)
 	if (!cc)
 		cc = lpvm_pack_str(req, authfn);
 	if (!cc)
-		cc = call_simple(req, TM_CONNECT, &rep);
+		cc = lpvm_daemon_ask(req, TM_CONNECT, &rep);
 	else
 		msg_free(req);
 	int proto = 0, ack = 0;
@@ -145,7 +138,7 @@ static int second_round(void)
 	if (!cc)
 		cc = lpvm_pack_int(req, epid ? atoi(epid) : 0);
 	if (!cc)
-		cc = call_simple(req, TM_CONN2, &rep);
+		cc = lpvm_daemon_ask(req, TM_CONN2, &rep);
 	else
 		msg_free(req);
 	if (cc)
@@ -238,7 +231,7 @@ int lpvm_send_exit(void)
 	struct msg *req = msg_new(ENC_XDR), *rep = NULL;
 	lpvm_routes_quiesce();   /* what we sent by the fast path is received before we go */
 	lpvm.exiting = 1;
-	int cc = req ? call_simple(req, TM_EXIT, &rep) : PvmNoMem;
+	int cc = req ? lpvm_daemon_ask(req, TM_EXIT, &rep) : PvmNoMem;
 	lpvm.exiting = 0;
 	msg_free(rep);
 	return cc;

@@ -3,6 +3,7 @@
 
 #include <pvm3.h>
 
+#include "codec.h"
 #include "lib_state.h"
 #include "msg.h"
 #include "pvm_ids.h"
@@ -35,6 +36,23 @@ int lpvm_daemon_call(struct msg *req, int tag, struct msg **reply)
 	if (rm_tag)
 		return rm_call(req, rm_tag, reply);   /* a resource manager schedules it */
 	return lpvm_request(req, TIDPVMD, tag, SYSCTX_TM, reply);
+}
+
+int lpvm_daemon_ask(struct msg *req, int tag, struct msg **reply)
+{
+	int cc = lpvm_daemon_call(req, tag, reply);
+	msg_free(req);
+	return cc;
+}
+
+int lpvm_daemon_ask_int(struct msg *req, int tag, int *value)
+{
+	struct msg *rep;
+	int cc = lpvm_daemon_ask(req, tag, &rep);
+	if (!cc && lpvm_unpack_int(rep, value))
+		cc = PvmSysErr;
+	msg_free(rep);
+	return cc;
 }
 
 /* While a resource manager runs (the pvmd named it when we joined), stock sends it the

@@ -9,6 +9,9 @@ struct msg;
 int lpvm_request(struct msg *req, int dst, int tag, int ctx, struct msg **reply);
 /* A TM_* request to the pvmd, or to the resource manager that schedules it while one runs. */
 int lpvm_daemon_call(struct msg *req, int tag, struct msg **reply);
+/* lpvm_daemon_call that frees req; and the same for an answer that is one int. */
+int lpvm_daemon_ask(struct msg *req, int tag, struct msg **reply);
+int lpvm_daemon_ask_int(struct msg *req, int tag, int *value);
 /* The SM_* tag under which a TM_* request goes to the running resource manager, or 0 when
  * it goes to the pvmd. */
 int rm_request_tag(int tm_tag);

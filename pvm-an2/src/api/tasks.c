@@ -1,11 +1,11 @@
-/* Requests to the pvmd about tasks and hosts: spawn, kill, signals, config, tasks, status,
- * host add/delete, notify, halt. */
-
+/* Requests to the pvmd about tasks: spawn, signals, kill, status, the task list, notify,
+ * siblings. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pvm3.h>
+#include <pvmproto.h>
 
 #include "codec.h"
 #include "errors.h"
@@ -18,39 +18,6 @@
 #include "route_set.h"
 #include "rxqueue.h"
 #include "send.h"
-
-/* New XDR request message. */
-static struct msg *request(void)
-{
-	return msg_new(ENC_XDR);
-}
-
-/* Sends req (consumed) and waits for the reply. */
-static int ask(struct msg *req, int tag, struct msg **reply)
-{
-	int cc = lpvm_daemon_call(req, tag, reply);
-	msg_free(req);
-	return cc;
-}
-
-/* For requests whose answer is one int. */
-static int ask_int(struct msg *req, int tag, int *value)
-{
-	struct msg *rep;
-	int cc = ask(req, tag, &rep);
-	if (!cc && lpvm_unpack_int(rep, value))
-		cc = PvmSysErr;
-	msg_free(rep);
-	return cc;
-}
-
-static int pack_strs(struct msg *m, char **names, int count)
-{
-	int cc = lpvm_pack_int(m, count);
-	for (int i = 0; i < count && !cc; i++)
-		cc = lpvm_pack_str(m, names[i] ? names[i] : "");
-	return cc;
-}
 
 /* Non-negative entries first, in order; stock's exchange order for the rest. */
 static int move_errors_last(int n, int *a)
@@ -126,14 +93,14 @@ int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *t
 	int nargs = 0;
 	while (argv && argv[nargs])
 		nargs++;
-	struct msg *req = request();
+	struct msg *req = msg_new(ENC_XDR);
 	if (!req)
 		return lpvm_error("pvm_spawn", PvmNoMem);
 	cc = lpvm_pack_str(req, file);
 	if (!cc) cc = lpvm_pack_int(req, flags);
 	if (!cc) cc = lpvm_pack_str(req, where ? where : "");
 	if (!cc) cc = lpvm_pack_int(req, count);
-	if (!cc) cc = pack_strs(req, argv, nargs);
+	if (!cc) cc = lpvm_pack_strs(req, argv, nargs);
 	int out[6] = { lpvm.out_tid, lpvm.out_ctx, lpvm.out_tag, lpvm.trc_tid, lpvm.trc_ctx, lpvm.trc_tag };
 	if (!cc) cc = lpvm_pack(req, PVM_INT, out, 6, 1);
 	if (!cc) cc = pack_spawn_env(req);
@@ -142,7 +109,7 @@ int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *t
 		return lpvm_error("pvm_spawn", cc);
 	}
 	struct msg *rep;
-	cc = ask(req, TM_SPAWN, &rep);
+	cc = lpvm_daemon_ask(req, TM_SPAWN, &rep);
 	if (cc)
 		return lpvm_error("pvm_spawn", cc);
 	int n;
@@ -158,7 +125,7 @@ int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *t
 	}
 	msg_free(rep);
 	if (cc > 0) {   /* tell the children who their siblings are */
-		struct msg *s = request();
+		struct msg *s = msg_new(ENC_XDR);
 		int c2 = s ? lpvm_pack_int(s, cc) : PvmNoMem;
 		if (!c2)
 			c2 = lpvm_pack(s, PVM_INT, list, cc, 1);
@@ -180,13 +147,13 @@ int pvm_sendsig(int tid, int signum)
 		return lpvm_error("pvm_sendsig", cc);
 	if (!TID_IS_TASK(tid))
 		return lpvm_error("pvm_sendsig", PvmBadParam);
-	struct msg *req = request(), *rep = NULL;
+	struct msg *req = msg_new(ENC_XDR), *rep = NULL;
 	if (!req)
 		return lpvm_error("pvm_sendsig", PvmNoMem);
 	cc = lpvm_pack_int(req, tid);
 	if (!cc)
 		cc = lpvm_pack_int(req, signum);
-	cc = cc ? (msg_free(req), cc) : ask(req, TM_SENDSIG, &rep);
+	cc = cc ? (msg_free(req), cc) : lpvm_daemon_ask(req, TM_SENDSIG, &rep);
 	msg_free(rep);
 	return cc < 0 ? lpvm_error("pvm_sendsig", cc) : 0;
 }
@@ -204,126 +171,17 @@ int pvm_pstat(int tid)
 		return lpvm_error("pvm_pstat", cc);
 	if (!TID_IS_TASK(tid))
 		return lpvm_error("pvm_pstat", PvmBadParam);
-	struct msg *req = request();
+	struct msg *req = msg_new(ENC_XDR);
 	if (!req)
 		return lpvm_error("pvm_pstat", PvmNoMem);
 	int st;
 	cc = lpvm_pack_int(req, tid);
-	cc = cc ? (msg_free(req), cc) : ask_int(req, TM_PSTAT, &st);
+	cc = cc ? (msg_free(req), cc) : lpvm_daemon_ask_int(req, TM_PSTAT, &st);
 	if (!cc)
 		cc = st;
 	if (cc == PvmNoTask)   /* the pvmd says it has gone */
 		lpvm_routes_peer_failed(tid);
 	return cc < 0 && cc != PvmNoTask ? lpvm_error("pvm_pstat", cc) : cc;
-}
-
-int pvm_mstat(char *host)
-{
-	if (!host || !*host)
-		return lpvm_error("pvm_mstat", PvmBadParam);
-	int cc = lpvm_attach();
-	if (cc)
-		return lpvm_error("pvm_mstat", cc);
-	struct msg *req = request();
-	if (!req)
-		return lpvm_error("pvm_mstat", PvmNoMem);
-	int st;
-	cc = lpvm_pack_str(req, host);
-	cc = cc ? (msg_free(req), cc) : ask_int(req, TM_MSTAT, &st);
-	if (!cc)
-		cc = st;
-	return cc < 0 && cc != PvmNoHost && cc != PvmHostFail ? lpvm_error("pvm_mstat", cc) : cc;
-}
-
-/* Host list as TM_CONFIG returns it, kept until the next pvm_config call (stock's rule). */
-static struct pvmhostinfo *config_hosts;
-static int config_nhosts;
-
-static void free_hosts(struct pvmhostinfo *h, int n)
-{
-	for (int i = 0; i < n; i++) {
-		free(h[i].hi_name);
-		free(h[i].hi_arch);
-	}
-	free(h);
-}
-
-static int fetch_config(struct pvmhostinfo **hosts, int *nhosts, int *narch)
-{
-	struct msg *req = request(), *rep;
-	if (!req)
-		return PvmNoMem;
-	int cc = ask(req, TM_CONFIG, &rep);
-	if (cc)
-		return cc;
-	int n = 0, na = 0;
-	if (lpvm_unpack_int(rep, &n) || lpvm_unpack_int(rep, &na) || n < 0 || n > 4096) {
-		msg_free(rep);
-		return PvmSysErr;
-	}
-	struct pvmhostinfo *h = calloc((size_t)(n ? n : 1), sizeof *h);
-	if (!h) {
-		msg_free(rep);
-		return PvmNoMem;
-	}
-	for (int i = 0; i < n && !cc; i++) {
-		cc = lpvm_unpack_int(rep, &h[i].hi_tid);
-		if (!cc) cc = lpvm_unpack_str_alloc(rep, &h[i].hi_name);
-		if (!cc) cc = lpvm_unpack_str_alloc(rep, &h[i].hi_arch);
-		if (!cc) cc = lpvm_unpack_int(rep, &h[i].hi_speed);
-		if (!cc) cc = lpvm_unpack_int(rep, &h[i].hi_dsig);
-	}
-	msg_free(rep);
-	if (cc) {
-		free_hosts(h, n);
-		return PvmSysErr;
-	}
-	*hosts = h;
-	*nhosts = n;
-	if (narch)
-		*narch = na;
-	return 0;
-}
-
-int pvm_config(int *nhostp, int *narchp, struct pvmhostinfo **hostp)
-{
-	free_hosts(config_hosts, config_nhosts);
-	config_hosts = NULL;
-	config_nhosts = 0;
-	int cc = lpvm_attach();
-	int narch = 0;
-	if (!cc)
-		cc = fetch_config(&config_hosts, &config_nhosts, &narch);
-	if (cc)
-		return lpvm_error("pvm_config", cc);
-	if (nhostp)
-		*nhostp = config_nhosts;
-	if (narchp)
-		*narchp = narch;
-	if (hostp)
-		*hostp = config_hosts;
-	return 0;
-}
-
-int pvm_archcode(char *arch)
-{
-	if (!arch)
-		return lpvm_error("pvm_archcode", PvmBadParam);
-	int cc = lpvm_attach();
-	struct pvmhostinfo *h = NULL;
-	int n = 0;
-	if (!cc)
-		cc = fetch_config(&h, &n, NULL);
-	if (cc)
-		return lpvm_error("pvm_archcode", cc);
-	cc = PvmNotFound;
-	for (int i = 0; i < n; i++)
-		if (h[i].hi_arch && !strcmp(h[i].hi_arch, arch)) {
-			cc = h[i].hi_dsig;
-			break;
-		}
-	free_hosts(h, n);
-	return cc < 0 ? lpvm_error("pvm_archcode", cc) : cc;
 }
 
 static struct pvmtaskinfo *task_list;
@@ -339,11 +197,11 @@ int pvm_tasks(int where, int *ntaskp, struct pvmtaskinfo **taskp)
 	int cc = lpvm_attach();
 	if (cc)
 		return lpvm_error("pvm_tasks", cc);
-	struct msg *req = request(), *rep;
+	struct msg *req = msg_new(ENC_XDR), *rep;
 	if (!req)
 		return lpvm_error("pvm_tasks", PvmNoMem);
 	cc = lpvm_pack_int(req, where);
-	cc = cc ? (msg_free(req), cc) : ask(req, TM_TASK, &rep);
+	cc = cc ? (msg_free(req), cc) : lpvm_daemon_ask(req, TM_TASK, &rep);
 	if (cc)
 		return lpvm_error("pvm_tasks", cc);
 	int ec;
@@ -384,68 +242,6 @@ int pvm_tasks(int where, int *ntaskp, struct pvmtaskinfo **taskp)
 	return 0;
 }
 
-static int host_request(const char *fn, int tag, char **names, int count, int *svp)
-{
-	if (count < 1 || count > (TIDHOST >> 18) || !names)
-		return lpvm_error(fn, PvmBadParam);
-	int cc = lpvm_attach();
-	if (cc)
-		return lpvm_error(fn, cc);
-	struct msg *req = request(), *rep;
-	if (!req)
-		return lpvm_error(fn, PvmNoMem);
-	cc = pack_strs(req, names, count);
-	cc = cc ? (msg_free(req), cc) : ask(req, tag, &rep);
-	if (cc)
-		return lpvm_error(fn, cc);
-	int n;
-	int *sv = calloc((size_t)count, sizeof *sv);
-	if (!sv)
-		cc = PvmNoMem;
-	else if (lpvm_unpack_int(rep, &n))
-		cc = PvmSysErr;
-	else if (n < 0)
-		cc = n;
-	else if (n != count)
-		cc = PvmOutOfRes;
-	else if (tag == TM_DELHOST) {
-		cc = lpvm_unpack(rep, PVM_INT, sv, count, 1) ? PvmSysErr : 0;
-	} else {
-		int narch;
-		cc = lpvm_unpack_int(rep, &narch) ? PvmSysErr : 0;
-		for (int i = 0; i < count && !cc; i++) {
-			char *s1 = NULL, *s2 = NULL;
-			int sp, ds;
-			if (lpvm_unpack_int(rep, &sv[i]) || lpvm_unpack_str_alloc(rep, &s1)
-			    || lpvm_unpack_str_alloc(rep, &s2) || lpvm_unpack_int(rep, &sp)
-			    || lpvm_unpack_int(rep, &ds))
-				cc = PvmSysErr;
-			free(s1);
-			free(s2);
-		}
-	}
-	if (!cc) {
-		for (int i = 0; i < count; i++)
-			if (sv[i] >= 0)
-				cc++;
-		if (svp)
-			memcpy(svp, sv, sizeof(int) * (size_t)count);
-	}
-	free(sv);
-	msg_free(rep);
-	return cc < 0 ? lpvm_error(fn, cc) : cc;
-}
-
-int pvm_addhosts(char **names, int count, int *svp)
-{
-	return host_request("pvm_addhosts", TM_ADDHOST, names, count, svp);
-}
-
-int pvm_delhosts(char **names, int count, int *svp)
-{
-	return host_request("pvm_delhosts", TM_DELHOST, names, count, svp);
-}
-
 int pvm_notify(int what, int code, int count, int *vals)
 {
 	int cc = lpvm_attach();
@@ -480,7 +276,7 @@ int pvm_notify(int what, int code, int count, int *vals)
 	default:
 		return lpvm_error("pvm_notify", PvmBadParam);
 	}
-	struct msg *req = request();
+	struct msg *req = msg_new(ENC_XDR);
 	if (!req)
 		return lpvm_error("pvm_notify", PvmNoMem);
 	cc = lpvm_pack_int(req, flags);
@@ -495,20 +291,6 @@ int pvm_notify(int what, int code, int count, int *vals)
 	if (cc >= 0 && !rm_tag && (kind == PvmTaskExit || kind == PvmHostDelete))
 		lpvm_notices_asked(what & PvmNotifyCancel, code, lpvm.ctx, vals, count);
 	return cc < 0 ? lpvm_error("pvm_notify", cc) : 0;
-}
-
-int pvm_halt(void)
-{
-	int cc = lpvm_attach();
-	if (cc)
-		return lpvm_error("pvm_halt", cc);
-	struct msg *req = request(), *rep = NULL;
-	if (!req)
-		return lpvm_error("pvm_halt", PvmNoMem);
-	cc = ask(req, TM_HALT, &rep);   /* the pvmd goes away instead of answering */
-	msg_free(rep);
-	lpvm_detach();
-	return cc < 0 ? 0 : lpvm_error("pvm_halt", PvmSysErr);
 }
 
 int pvm_siblings(int **tidsp)
@@ -534,33 +316,4 @@ int pvm_siblings(int **tidsp)
 	if (tidsp)
 		*tidsp = lpvm.sib_tids;
 	return lpvm.nsibs;
-}
-
-int pvm_tickle(int narg, int *argp, int *nresp, int *resp)
-{
-	if (narg < 1 || narg > 10 || !argp)
-		return lpvm_error("pvm_tickle", PvmBadParam);
-	int cc = lpvm_attach();
-	if (cc)
-		return lpvm_error("pvm_tickle", cc);
-	struct msg *req = request(), *rep;
-	if (!req)
-		return lpvm_error("pvm_tickle", PvmNoMem);
-	cc = lpvm_pack_int(req, narg);
-	if (!cc)
-		cc = lpvm_pack(req, PVM_INT, argp, narg, 1);
-	cc = cc ? (msg_free(req), cc) : ask(req, TM_TICKLE, &rep);
-	if (cc)
-		return lpvm_error("pvm_tickle", cc);
-	int n;
-	if (lpvm_unpack_int(rep, &n) || n < 0 || n > 1 << 16)
-		cc = PvmSysErr;
-	else {
-		if (nresp)
-			*nresp = n;
-		if (resp && lpvm_unpack(rep, PVM_INT, resp, n, 1))
-			cc = PvmSysErr;
-	}
-	msg_free(rep);
-	return cc < 0 ? lpvm_error("pvm_tickle", cc) : 0;
 }
