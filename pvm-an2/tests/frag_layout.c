@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "an2pvm.h"
+#include "msg.h"
 
 static int allocs, frees;
 static size_t live;

@@ -8,7 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "an2pvm.h"
+#include "codec.h"
+#include "control.h"
+#include "lib_state.h"
+#include "msg.h"
+#include "notices.h"
+#include "route.h"
+#include "rxqueue.h"
 
 #define PVMD ((int)0x80040000)   /* the pvmd of host 1 */
 #define TASK1 0x40001

@@ -29,7 +29,7 @@ static unsigned rnd(void)
 	return (seed >> 8) & 0xffffff;
 }
 
-long long fp_now_us(void) { return sim_now_us; }
+long long lpvm_now_us(void) { return sim_now_us; }
 void lpvm_log(const char *fmt, ...)
 {
 	if (logs++ < 6) {

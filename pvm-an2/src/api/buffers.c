@@ -1,0 +1,147 @@
+/* Public message-buffer calls: mkbuf, freebuf, initsend, set/get of the active buffers, info. */
+#include <pvm3.h>
+
+#include "errors.h"
+#include "lib_state.h"
+#include "msg.h"
+
+int pvm_mkbuf(int encoding)
+{
+	int enc;
+	switch (encoding) {
+	case PvmDataDefault: enc = ENC_XDR; break;
+	case PvmDataRaw: enc = lpvm.dsig; break;
+	case PvmDataInPlace: enc = ENC_INPLACE; break;
+	default: return lpvm_error("pvm_mkbuf", PvmBadParam);
+	}
+	struct msg *m = msg_new(enc);
+	if (!m)
+		return lpvm_error("pvm_mkbuf", PvmNoMem);
+	m->mode = MODE_PACK;
+	return m->mid;
+}
+
+int pvm_freebuf(int mid)
+{
+	if (mid < 0)
+		return lpvm_error("pvm_freebuf", PvmBadParam);
+	if (mid == 0)
+		return PvmOk;   /* stock tolerates freeing the null buffer */
+	struct msg *m = msg_lookup(mid);
+	if (!m)
+		return lpvm_error("pvm_freebuf", PvmNoSuchBuf);
+	msg_free(m);
+	return PvmOk;
+}
+
+int pvm_initsend(int encoding)
+{
+	int mid = pvm_mkbuf(encoding);
+	if (mid < 0)
+		return lpvm_error("pvm_initsend", mid);
+	if (lpvm.sbuf)
+		msg_free(lpvm.sbuf);
+	lpvm.sbuf = msg_lookup(mid);
+	return mid;
+}
+
+int pvm_getsbuf(void)
+{
+	return lpvm.sbuf ? lpvm.sbuf->mid : 0;
+}
+
+int pvm_getrbuf(void)
+{
+	return lpvm.rbuf ? lpvm.rbuf->mid : 0;
+}
+
+int pvm_setsbuf(int mid)
+{
+	if (mid < 0)
+		return lpvm_error("pvm_setsbuf", PvmBadParam);
+	int old = lpvm.sbuf ? lpvm.sbuf->mid : 0;
+	if (mid == 0) {
+		lpvm.sbuf = NULL;
+		return old;
+	}
+	struct msg *m = msg_lookup(mid);
+	if (!m)
+		return lpvm_error("pvm_setsbuf", PvmNoSuchBuf);
+	if (lpvm.rbuf == m)
+		lpvm.rbuf = NULL;
+	lpvm.sbuf = m;
+	m->mode = MODE_PACK;
+	return old;
+}
+
+int pvm_setrbuf(int mid)
+{
+	if (mid < 0)
+		return lpvm_error("pvm_setrbuf", PvmBadParam);
+	int old = lpvm.rbuf ? lpvm.rbuf->mid : 0;
+	if (mid == 0) {
+		lpvm.rbuf = NULL;
+		return old;
+	}
+	struct msg *m = msg_lookup(mid);
+	if (!m)
+		return lpvm_error("pvm_setrbuf", PvmNoSuchBuf);
+	if (lpvm.sbuf == m)
+		lpvm.sbuf = NULL;
+	lpvm.rbuf = m;
+	if (m->mode != MODE_UNPACK)   /* as stock: a buffer already being unpacked keeps its place */
+		msg_rewind(m);
+	return old;
+}
+
+int pvm_bufinfo(int mid, int *len, int *tag, int *tid)
+{
+	if (mid <= 0)
+		return lpvm_error("pvm_bufinfo", PvmBadParam);
+	struct msg *m = msg_lookup(mid);
+	if (!m)
+		return lpvm_error("pvm_bufinfo", PvmNoSuchBuf);
+	if (len)
+		*len = (int)msg_length(m);
+	if (tag)
+		*tag = m->tag;
+	if (tid)
+		*tid = m->src;
+	return PvmOk;
+}
+
+int pvm_getminfo(int mid, struct pvmminfo *info)
+{
+	if (mid <= 0 || !info)
+		return lpvm_error("pvm_getminfo", PvmBadParam);
+	struct msg *m = msg_lookup(mid);
+	if (!m)
+		return lpvm_error("pvm_getminfo", PvmNoSuchBuf);
+	info->len = (int)msg_length(m);
+	info->ctx = m->ctx;
+	info->tag = m->tag;
+	info->wid = m->wid;
+	info->enc = m->enc;
+	info->crc = m->crc;
+	info->src = m->src;
+	info->dst = m->dst;
+	return PvmOk;
+}
+
+int pvm_setminfo(int mid, struct pvmminfo *info)
+{
+	if (mid <= 0 || !info)
+		return lpvm_error("pvm_setminfo", PvmBadParam);
+	struct msg *m = msg_lookup(mid);
+	if (!m)
+		return lpvm_error("pvm_setminfo", PvmNoSuchBuf);
+	/* stock lets the caller change everything but the length */
+	m->ctx = info->ctx;
+	m->tag = info->tag;
+	m->wid = info->wid;
+	m->enc = info->enc;
+	m->crc = info->crc;
+	m->src = info->src;
+	m->dst = info->dst;
+	return PvmOk;
+}

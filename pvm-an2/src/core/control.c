@@ -1,0 +1,119 @@
+/* Task-control (TC_*) messages: refuse direct routes, record siblings, ignore tracing; and
+ * the notices of tasks and hosts gone, passed on to the routes (notices.c). */
+#include "control.h"
+
+#include <pvm3.h>
+#include <pvmproto.h>
+#include <stdlib.h>
+
+#include "codec.h"
+#include "errors.h"
+#include "lib_state.h"
+#include "mhf.h"
+#include "msg.h"
+#include "notices.h"
+#include "route_set.h"
+
+/* Replies produced while a route is delivering; sent by control_flush() afterwards so a
+ * route is never re-entered. */
+#define MAX_PENDING 64
+static struct msg *pending[MAX_PENDING];
+static int npending;
+
+/* TC_CONREQ: a peer (stock library with PvmRouteDirect) asks for a direct socket. We only
+ * have the daemon route here, so we answer TC_CONACK with ack = 1 (denied); the peer then
+ * keeps sending through the pvmds. */
+static void refuse_direct_route(struct msg *req)
+{
+	if (npending == MAX_PENDING) {
+		lpvm_log("too many pending control replies; direct route request of t%x ignored",
+		         (unsigned)req->src);
+		return;
+	}
+	struct msg *r = msg_new(ENC_XDR);
+	if (!r)
+		return;
+	if (lpvm_pack_int(r, TDPROTOCOL) || lpvm_pack_int(r, 1) || lpvm_pack_str(r, "")) {
+		msg_free(r);
+		return;
+	}
+	if (lpvm.debug_mask)
+		lpvm_log("refused a direct route to t%x: we open no TCP direct routes",
+		         (unsigned)req->src);
+	r->dst = req->src;
+	r->tag = TC_CONACK;
+	r->ctx = SYSCTX_TC;
+	pending[npending++] = r;
+}
+
+static void record_siblings(struct msg *m)
+{
+	int n;
+	if (lpvm_unpack_int(m, &n) || n < 0 || n > 1 << 20) {
+		lpvm_log("malformed TC_SIBLINGS from t%x ignored", (unsigned)m->src);
+		return;
+	}
+	int *tids = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	if (!tids || lpvm_unpack(m, PVM_INT, tids, n, 1)) {
+		free(tids);
+		lpvm_log("malformed TC_SIBLINGS from t%x ignored", (unsigned)m->src);
+		return;
+	}
+	free(lpvm.sib_tids);
+	lpvm.sib_tids = tids;
+	lpvm.nsibs = n;
+}
+
+int control_handle(struct msg *m)
+{
+	if (m->gone_tid)   /* the application gets the notice: the routes hear of it too */
+		lpvm_notice_delivered(m->gone_tid);
+	if (mhf_claim(m))
+		return 1;   /* a message handler's (pvm_addmhf, pvm_catchout) */
+	if (m->ctx != SYSCTX_TC)
+		return 0;
+	switch (m->tag) {
+	case TC_CONREQ:
+		refuse_direct_route(m);
+		break;
+	case TC_SIBLINGS:
+		record_siblings(m);
+		break;
+	case TC_CONACK:     /* we never ask for direct routes */
+	case TC_TASKEXIT:   /* only meaningful with direct routes */
+	case TC_NOOP:
+	case TC_SETTRACE: case TC_SETTMASK: case TC_SETTRCBUF: case TC_SETTRCOPT:
+	case TC_OUTPUT: case TC_OUTPUTX:   /* pvm_catchout's handlers take these when on */
+		break;
+	default:
+		lpvm_log("unknown control message %d from t%x ignored", m->tag, (unsigned)m->src);
+		break;
+	}
+	msg_free(m);
+	return 1;
+}
+
+int control_flush(void)
+{
+	int cc = 0;
+	while (npending > 0 && !cc) {
+		struct msg *r = pending[0];
+		for (int i = 1; i < npending; i++)
+			pending[i - 1] = pending[i];
+		npending--;
+		if (lpvm.daemon)
+			cc = lpvm_daemon_send(r);
+		msg_free(r);
+	}
+	lpvm_notices_flush();   /* tasks and hosts gone: every route drops what it keeps of them */
+	lpvm_routes_flush();
+	mhf_run_pending();   /* no route is being read here: program handlers may call PVM */
+	return cc;
+}
+
+void control_reset(void)
+{
+	while (npending > 0)
+		msg_free(pending[--npending]);
+	lpvm_notices_clear();
+}

@@ -1,0 +1,288 @@
+/* fp_tx.c — the AN2 route's transmit side: PDUs out of a message's own fragments. */
+/* Headers and small messages are copied into area blocks; each descriptor holds its blocks
+ * until its report, and fp_reliable.c holds them again until the peer acknowledges the PDU;
+ * waiting for transmit room keeps the pvmd socket drained. */
+#include "fp_route.h"
+
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fp_tx_complete(struct fp_route *r, uint64_t cookie)
+{
+	if (cookie == 0 || cookie > r->tx_slots)
+		return;
+	struct tx_rec *rec = &r->tx_recs[cookie - 1];
+	for (unsigned i = 0; i < rec->nblocks; i++)
+		bufpool_tx_unref(r->pool, rec->blocks[i]);
+	rec->nblocks = 0;
+	rec->next_free = r->tx_free;
+	r->tx_free = (int)(cookie - 1);
+	r->tx_inflight--;
+	/* (a VC closed meanwhile, or reused by another peer: its count only errs low, which
+	 * makes the retransmission timer act a little sooner) */
+	struct peer *p = rec->vc >= 0 && (uint32_t)rec->vc < r->max_vcs ? r->vc_peer[rec->vc] : NULL;
+	if (p && p->rel.tx_queued > 0)
+		p->rel.tx_queued--;
+	rec->vc = -1;
+}
+
+/* Stalled for transmit reports: every DAEMON_CHECK_US, drain the pvmd socket (no deadlock
+ * with a peer's pvmd send) and have the next progress look at an2d's socket (a dead an2d
+ * writes no more reports: only its socket tells). 0 or a negative PVM error. */
+static int stall_check(struct fp_route *r, long long *last_us)
+{
+	if (lpvm_now_us() - *last_us <= DAEMON_CHECK_US)
+		return 0;
+	*last_us = lpvm_now_us();
+	r->check_ctl = 1;
+	int cc = lpvm_daemon_progress();
+	return cc < 0 ? cc : 0;
+}
+
+/* Reads reports until a transmit slot is free, the peer's window has room and its resends
+ * have gone (nothing new before them); keeps the pvmd socket drained and our
+ * acknowledgements going meanwhile (the peer may be stalled on us as we are on it). */
+static int wait_tx_room(struct fp_route *r, struct peer *p)
+{
+	long long last_check = lpvm_now_us();
+	while (r->tx_free < 0 || an2_tx_space(r->ep) == 0 || fp_rel_window_full(p) ||
+	       p->rel.marked) {
+		int cc = fp_route_progress(&r->route);
+		if (cc < 0)
+			return cc;
+		if (!r->active || p->state != PEER_OPEN)
+			return 1;
+		fp_rel_service(r, 1);
+		cc = stall_check(r, &last_check);
+		if (cc < 0)
+			return cc;
+		sched_yield();
+	}
+	return 0;
+}
+
+int fp_tx_post(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
+               void *const *blocks, unsigned nblocks)
+{
+	if (p->state != PEER_OPEN || p->vc < 0)
+		return -ENOTCONN;
+	if (r->tx_free < 0 || an2_tx_space(r->ep) == 0)
+		return -EAGAIN;
+	int idx = r->tx_free;
+	int rc = an2_send(r->ep, (uint16_t)p->vc, fr, n, 0, (uint64_t)idx + 1);
+	if (rc == -EAGAIN)
+		return rc;
+	if (rc != 0) {
+		fp_peer_fail(r, p, an2_strerror(rc));
+		return rc;
+	}
+	struct tx_rec *rec = &r->tx_recs[idx];
+	r->tx_free = rec->next_free;
+	r->tx_inflight++;
+	for (unsigned i = 0; i < nblocks; i++) {
+		rec->blocks[i] = blocks[i];
+		bufpool_tx_ref(r->pool, blocks[i]);
+	}
+	rec->nblocks = nblocks;
+	rec->vc = p->vc;
+	p->rel.tx_queued++;
+	return 0;
+}
+
+/* Sends one new DATA PDU, kept until acknowledged. 0, 1 (route or pair gone), < 0. */
+static int tx_pdu(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
+                  void **blocks, unsigned nblocks)
+{
+	for (;;) {   /* (each turn waits for room first; ends when posted or the pair fails) */
+		int cc = wait_tx_room(r, p);
+		if (cc)
+			return cc;
+		cc = fp_tx_post(r, p, fr, n, blocks, nblocks);
+		if (cc == 0)
+			break;
+		if (cc != -EAGAIN)
+			return 1;
+	}
+	fp_rel_sent(r, p, fr, n, blocks, nblocks);
+	return 0;
+}
+
+/* A block of the area for a header or a copy; waits for transmit reports to give some back.
+ * NULL when the area stays exhausted with nothing in flight. */
+static void *tx_block(struct fp_route *r, size_t size)
+{
+	long long last_check = lpvm_now_us();
+	for (;;) {
+		void *b = bufpool_alloc_area(r->pool, size);
+		if (b || (r->tx_inflight == 0 && r->rel_unacked_peers == 0) || !r->active)
+			return b;
+		if (fp_route_progress(&r->route) < 0 || stall_check(r, &last_check) < 0)
+			return NULL;
+		fp_rel_service(r, 1);   /* (acknowledgements give blocks back: ours and the peer's) */
+		sched_yield();
+	}
+}
+
+/* The header in network byte order: the peer may be on another host. */
+static void fill_hdr(struct fp_route *r, struct pdu_hdr *h, struct peer *p,
+                     const struct msg *m, int flags, uint32_t len)
+{
+	int enc = m->enc == ENC_INPLACE ? lpvm.dsig : m->enc;
+	*h = (struct pdu_hdr){ .magic = FP_PDU_MAGIC, .kind = PDU_DATA, .flags = (uint8_t)flags,
+	                       .msg_len = htonl(len), .dmn_before = htonl(p->dmn_sent),
+	                       .an2_index = htonl(p->an2_sent),
+	                       .enc = (int32_t)htonl((uint32_t)enc),
+	                       .tag = (int32_t)htonl((uint32_t)m->tag),
+	                       .ctx = (int32_t)htonl((uint32_t)m->ctx),
+	                       .wid = (int32_t)htonl((uint32_t)m->wid) };
+	fp_rel_stamp(r, p, h);
+}
+
+/* A PDU of header + data copied into one block (small messages). */
+static int tx_copied(struct fp_route *r, struct peer *p, const struct msg *m)
+{
+	uint32_t len = (uint32_t)msg_length(m);
+	char *b = tx_block(r, PDU_HDR_LEN + len);
+	if (!b)
+		return 1;
+	fill_hdr(r, (struct pdu_hdr *)b, p, m, PDU_SOM | PDU_EOM, len);
+	char *d = b + PDU_HDR_LEN;
+	for (const struct frag *f = m->head; f; f = f->next) {
+		memcpy(d, f->data, f->len);
+		d += f->len;
+	}
+	struct an2_frag fr = { bufpool_offset(r->pool, b), PDU_HDR_LEN + len };
+	void *blk = b;
+	int cc = tx_pdu(r, p, &fr, 1, &blk, 1);
+	bufpool_free(r->pool, b);   /* given back at its TX report */
+	return cc;
+}
+
+/* Bytes of area a message needs besides its own area fragments (headers and copies). */
+static size_t bytes_to_copy(const struct fp_route *r, const struct msg *m)
+{
+	size_t n = 0;
+	for (const struct frag *f = m->head; f; f = f->next)
+		if (!f->mem || !bufpool_owns(r->pool, f->mem))
+			n += f->len + POOL_MIN_BLOCK;
+	return n + (msg_length(m) / PDU_MAX_DATA + 1) * POOL_MIN_BLOCK;
+}
+
+/* Header block + pieces of the message's fragments, as they lie in the area (zero copy);
+ * pieces outside the area (in-place data, malloc'd fragments) are copied into a block. */
+static int tx_gathered(struct fp_route *r, struct peer *p, const struct msg *m)
+{
+	uint32_t total = (uint32_t)msg_length(m), left = total;
+	const struct frag *f = m->head;
+	size_t off = 0;
+	int first = 1;
+	while (first || left > 0) {
+		struct an2_frag fr[AN2_MAX_FRAGS];
+		void *blocks[AN2_MAX_FRAGS], *copies[AN2_MAX_FRAGS];
+		unsigned n = 0, ncopies = 0;
+		char *h = tx_block(r, PDU_HDR_LEN);
+		if (!h)
+			return -1;
+		copies[ncopies++] = h;
+		blocks[n] = h;
+		fr[n++] = (struct an2_frag){ bufpool_offset(r->pool, h), PDU_HDR_LEN };
+		uint32_t room = PDU_MAX_DATA, pdu_data = 0;
+		int cc = 0;
+		while (n < AN2_MAX_FRAGS && room > 0 && f) {
+			if (off == f->len) {
+				f = f->next;
+				off = 0;
+				continue;
+			}
+			uint32_t len = (uint32_t)(f->len - off) < room ? (uint32_t)(f->len - off) : room;
+			const char *src = f->data + off;
+			void *blk = f->mem;
+			if (!f->mem || !bufpool_owns(r->pool, f->mem)) {
+				blk = tx_block(r, len);
+				if (!blk) {
+					cc = -1;
+					break;
+				}
+				memcpy(blk, src, len);
+				src = blk;
+				copies[ncopies++] = blk;
+			}
+			blocks[n] = blk;
+			fr[n++] = (struct an2_frag){ bufpool_offset(r->pool, src), len };
+			off += len;
+			room -= len;
+			pdu_data += len;
+		}
+		if (!cc) {
+			left -= pdu_data;
+			fill_hdr(r, (struct pdu_hdr *)h, p, m,
+			         (first ? PDU_SOM : 0) | (left ? 0 : PDU_EOM), total);
+			first = 0;
+			cc = tx_pdu(r, p, fr, n, blocks, n);
+		}
+		for (unsigned i = 0; i < ncopies; i++)
+			bufpool_free(r->pool, copies[i]);   /* given back at the TX report */
+		if (cc)
+			return cc;
+	}
+	return 0;
+}
+
+int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m)
+{
+	size_t len = msg_length(m);
+	/* room for headers and copies, or the daemon route (nothing sent yet: order is kept by
+	 * the note the caller sends) */
+	long long last_check = lpvm_now_us();
+	while (bufpool_free_bytes(r->pool) < bytes_to_copy(r, m) + POOL_MAX_BLOCK) {
+		if (r->tx_inflight == 0 && r->rel_unacked_peers == 0)
+			return 1;
+		int cc = fp_route_progress(&r->route);
+		if (cc < 0)
+			return cc;
+		if (!r->active || p->state != PEER_OPEN)
+			return 1;
+		fp_rel_service(r, 1);
+		cc = stall_check(r, &last_check);   /* (an an2d that died sends no more reports) */
+		if (cc < 0)
+			return cc;
+		sched_yield();
+	}
+	int cc = len <= RX_COPY_MAX ? tx_copied(r, p, m) : tx_gathered(r, p, m);
+	if (cc < 0 && r->active && p->state == PEER_OPEN)
+		fp_peer_fail(r, p, "buffer area exhausted in mid-message");
+	if (cc == 0)
+		p->an2_sent++;
+	return cc == 0 ? 0 : 1;   /* a message that did not go whole takes the daemon route */
+}
+
+
+int fp_tx_init(struct fp_route *r, uint32_t slots)
+{
+	r->tx_recs = calloc(slots, sizeof *r->tx_recs);
+	if (!r->tx_recs)
+		return -1;
+	r->tx_slots = slots;
+	r->tx_free = -1;
+	for (int i = (int)slots - 1; i >= 0; i--) {
+		r->tx_recs[i].vc = -1;
+		r->tx_recs[i].next_free = r->tx_free;
+		r->tx_free = i;
+	}
+	return 0;
+}
+
+void fp_tx_hand_over(struct fp_route *r)
+{
+	for (uint32_t i = 0; r->tx_recs && i < r->tx_slots; i++)
+		for (unsigned b = 0; b < r->tx_recs[i].nblocks; b++)
+			bufpool_tx_unref(r->pool, r->tx_recs[i].blocks[b]);
+	free(r->tx_recs);
+	r->tx_recs = NULL;
+	r->tx_free = -1;
+	r->tx_inflight = 0;
+}
