@@ -179,6 +179,10 @@ static struct peer *peer_for_handover(struct fp_route *r, int tid)
 		fp_peer_fail(r, p, "the peer's end of the VC failed");
 	if (p && p->await_end)
 		return p;
+	/* Leaving, we closed our VCs ourselves: a peer that saw its end go hands its stream over
+	 * and ends it with END, which is no news to us (stock says nothing either) */
+	if (r->quiesced)
+		return NULL;
 	lpvm_log("AN2 fast path: a handed-over PDU or END from t%x, which has no failed VC with "
 	         "us: dropped", (unsigned)tid);
 	return NULL;
