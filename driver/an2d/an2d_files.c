@@ -1,6 +1,6 @@
-/* an2d_files.c — an2d's control socket and the files beside it (lock, pid, log), made so that
- * nothing another user planted is followed or overwritten (a root an2d in a shared directory
- * is the case to defend), and removed at the end only while they are still the ones we made. */
+/* an2d_files.c — an2d's control socket and the files beside it (lock, pid, log): its
+ * directory made and checked, the single-instance lock taken, a dead an2d's socket replaced;
+ * the files themselves are owned files (owned_file.h). */
 #include "an2d_files.h"
 
 #include <errno.h>
@@ -22,44 +22,6 @@ void an2d_derived_path(char *out, size_t len, const char *sock, const char *ext)
     if (n > 5 && strcmp(sock + n - 5, ".sock") == 0)
         n -= 5;
     snprintf(out, len, "%.*s%s", (int)n, sock, ext);
-}
-
-static void remember(struct an2d_file *f, const struct stat *st)
-{
-    f->dev = st->st_dev;
-    f->ino = st->st_ino;
-    f->made = true;
-}
-
-/* Opens (creating if missing) a regular file of ours with one link: no symlink followed, no
- * FIFO waited on, and nothing truncated or written before it has passed the check. */
-static int open_own(struct an2d_file *f, int flags)
-{
-    int fd = open(f->path, flags | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-                  0600);
-    if (fd < 0)
-        return -errno;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-        st.st_nlink != 1) {
-        close(fd);
-        return -EPERM;
-    }
-    remember(f, &st);
-    return fd;
-}
-
-static bool still_ours(const struct an2d_file *f)
-{
-    struct stat st;
-    return f->made && lstat(f->path, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino;
-}
-
-static void unlink_if_ours(struct an2d_file *f)
-{
-    if (still_ours(f))
-        unlink(f->path);
-    f->made = false;
 }
 
 static int say(const char *path, int err)
@@ -92,7 +54,7 @@ static int claim_dir(struct an2d_files *f)
             errno = -rc;
             return -1;
         }
-        int fd = open_own(&f->lock, O_RDWR);
+        int fd = owned_file_open(&f->lock, O_RDWR, 0600);
         if (fd >= 0) {
             f->lock_fd = fd;
             return 0;
@@ -148,41 +110,37 @@ int an2d_files_claim(struct an2d_files *f)
         errno = e == EWOULDBLOCK ? EINVAL : e;
         return -1;
     }
-    remember(&f->sock, &st);
+    owned_file_remember(&f->sock, &st);
     return fd;
 }
 
 int an2d_files_write_pid(struct an2d_files *f)
 {
-    int fd = open_own(&f->pid, O_WRONLY);
-    if (fd < 0)
-        return fd;
-    char text[24];
-    int n = snprintf(text, sizeof text, "%d\n", (int)getpid());
-    int rc = ftruncate(fd, 0) == 0 && write(fd, text, (size_t)n) == n ? 0 : -errno;
-    close(fd);
-    return rc;
+    return owned_file_write_pid(&f->pid, 0600);
 }
 
 int an2d_files_open_log(struct an2d_files *f)
 {
-    int fd = open_own(&f->log, O_WRONLY | O_APPEND);
+    int fd = owned_file_open(&f->log, O_WRONLY | O_APPEND, 0600);
     if (fd < 0)
         say(f->log.path, -fd);
     return fd;
 }
 
-bool an2d_files_socket_present(const struct an2d_files *f) { return still_ours(&f->sock); }
+bool an2d_files_socket_present(const struct an2d_files *f)
+{
+    return owned_file_still_ours(&f->sock);
+}
 
 void an2d_files_release(struct an2d_files *f, int listen_fd, bool remove_log)
 {
     if (listen_fd >= 0)
         close(listen_fd);
-    unlink_if_ours(&f->sock);
-    unlink_if_ours(&f->pid);
+    owned_file_unlink(&f->sock);
+    owned_file_unlink(&f->pid);
     if (remove_log)
-        unlink_if_ours(&f->log);
-    unlink_if_ours(&f->lock); /* still locked: a new an2d makes a fresh lock file */
+        owned_file_unlink(&f->log);
+    owned_file_unlink(&f->lock); /* still locked: a new an2d makes a fresh lock file */
     if (f->lock_fd >= 0)
         close(f->lock_fd);
     f->lock_fd = -1;

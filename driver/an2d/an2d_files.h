@@ -6,16 +6,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* A path an2d made, and the inode it made there: removed at the end only if still that one. */
-struct an2d_file {
-    char path[PATH_MAX];
-    dev_t dev;
-    ino_t ino;
-    bool made;
-};
+#include "owned_file.h"
 
 struct an2d_files {
-    struct an2d_file sock, lock, pid, log; /* sock, pid and log paths are set by the caller */
+    struct owned_file sock, lock, pid, log; /* sock, pid, log paths: set by the caller */
     char dir[PATH_MAX];                    /* the socket's directory */
     bool dir_made;                         /* we created it: removed at the end if empty */
     bool system;                           /* the system an2d's: a directory root alone may

@@ -30,6 +30,7 @@
 #include "an2d_uplink.h"
 #include "driver.h"
 #include "link_rate.h"
+#include "number_parse.h"
 #include "otto.h"
 
 #define EXIT_ALREADY_RUNNING 3 /* the starter treats this as success: an an2d is there */
@@ -108,37 +109,6 @@ static void usage(FILE *f)
             "                           us after the last work, then yield (default 50)\n");
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *s == '-')
-        return false;
-    unsigned shift = 0;
-    if (*end == 'k' || *end == 'K')
-        shift = 10;
-    else if (*end == 'm' || *end == 'M')
-        shift = 20;
-    else if (*end == 'g' || *end == 'G')
-        shift = 30;
-    if (shift)
-        end++;
-    if (*end || (shift && v > (ULLONG_MAX >> shift)))
-        return false;
-    *out = (uint64_t)v << shift;
-    return true;
-}
-
-static bool parse_u32(const char *s, uint32_t *out)
-{
-    uint64_t v;
-    if (!parse_u64(s, &v) || v > UINT32_MAX)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_STOP = 256, O_PID, O_LOG, O_CAPTURE, O_BER, O_LOSS, O_SEED, O_BUF, O_MAXBUF,
@@ -203,31 +173,32 @@ static int parse_options(int argc, char **argv, struct options *o)
         case O_CAPTURE: o->capture = optarg; break;
         case O_BER: ok = an2_parse_probability(optarg, &o->ber) == 0; break;
         case O_LOSS: ok = an2_parse_probability(optarg, &o->cell_loss) == 0; break;
-        case O_SEED: ok = parse_u64(optarg, &o->fault_seed); break;
+        case O_SEED: ok = parse_quantity_u64(optarg, &o->fault_seed); break;
         case O_BUF:
-            ok = parse_u64(optarg, &o->limits.default_buf_size);
+            ok = parse_quantity_u64(optarg, &o->limits.default_buf_size);
             buf_given = true;
             break;
-        case O_MAXBUF: ok = parse_u64(optarg, &o->limits.max_buf_size); break;
-        case O_DESC: ok = parse_u64(optarg, &o->limits.max_desc_mem); break;
+        case O_MAXBUF: ok = parse_quantity_u64(optarg, &o->limits.max_buf_size); break;
+        case O_DESC: ok = parse_quantity_u64(optarg, &o->limits.max_desc_mem); break;
         case O_VCS:
-            ok = parse_u32(optarg, &o->limits.default_vcs);
+            ok = parse_quantity_u32(optarg, &o->limits.default_vcs);
             vcs_given = true;
             break;
-        case O_MAXVCS: ok = parse_u32(optarg, &o->limits.max_vcs); break;
+        case O_MAXVCS: ok = parse_quantity_u32(optarg, &o->limits.max_vcs); break;
         case O_CLIENTS:
-            ok = parse_u32(optarg, &o->limits.max_clients);
+            ok = parse_quantity_u32(optarg, &o->limits.max_clients);
             o->max_clients_given = true;
             break;
         case O_CREDITS:
-            ok = parse_u32(optarg, &o->vc_credits);
+            ok = parse_quantity_u32(optarg, &o->vc_credits);
             credits_given = true;
             break;
-        case O_SPIN: ok = parse_u64(optarg, &o->spin_us); break;
-        case O_YIELD: ok = parse_u64(optarg, &o->yield_us); break;
-        case O_PACE_SPIN: ok = parse_u64(optarg, &o->pace_spin_us); break;
-        case O_HOLD: ok = parse_u64(optarg, &o->hold_us); break;
-        case O_IDLE_EXIT: ok = parse_u64(optarg, &o->idle_exit_s) && o->idle_exit_s < 1u << 30;
+        case O_SPIN: ok = parse_quantity_u64(optarg, &o->spin_us); break;
+        case O_YIELD: ok = parse_quantity_u64(optarg, &o->yield_us); break;
+        case O_PACE_SPIN: ok = parse_quantity_u64(optarg, &o->pace_spin_us); break;
+        case O_HOLD: ok = parse_quantity_u64(optarg, &o->hold_us); break;
+        case O_IDLE_EXIT:
+            ok = parse_quantity_u64(optarg, &o->idle_exit_s) && o->idle_exit_s < 1u << 30;
             break;
         case O_KEEP_LOG: o->keep_log = true; break;
         case O_SWITCH: o->switch_addr = optarg; break;
@@ -245,10 +216,10 @@ static int parse_options(int argc, char **argv, struct options *o)
             }
             break;
         }
-        case O_USER_CLIENTS: ok = parse_u32(optarg, &o->limits.max_user_clients); break;
-        case O_USER_EPS: ok = parse_u32(optarg, &o->limits.max_user_endpoints); break;
-        case O_USER_VCS: ok = parse_u32(optarg, &o->limits.max_user_vc_ends); break;
-        case O_USER_MEM: ok = parse_u64(optarg, &o->limits.max_user_mem); break;
+        case O_USER_CLIENTS: ok = parse_quantity_u32(optarg, &o->limits.max_user_clients); break;
+        case O_USER_EPS: ok = parse_quantity_u32(optarg, &o->limits.max_user_endpoints); break;
+        case O_USER_VCS: ok = parse_quantity_u32(optarg, &o->limits.max_user_vc_ends); break;
+        case O_USER_MEM: ok = parse_quantity_u64(optarg, &o->limits.max_user_mem); break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }

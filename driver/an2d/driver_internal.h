@@ -88,17 +88,14 @@ struct drv_closing {
     uint16_t vc;
 };
 
-/* A VC_OPEN waiting for the peer's matching request. */
+/* A VC_OPEN of endpoint from_id (client slot) for to_id, waiting: for the peer's matching
+ * request (a peer on this host: drv->pending), or for the call over the fabric (a peer on
+ * another host: drv->rpending; we sent SETUP, as the lower endpoint id calls, or we wait for
+ * the peer's). */
 struct drv_pending {
-    uint32_t from_slot, from_id, to_id;
-};
-
-/* A VC_OPEN to an endpoint on another host: we sent SETUP (the lower endpoint id calls), or
- * we wait for the peer's. */
-struct drv_rpending {
     uint32_t slot, from_id, to_id;
-    bool setup_sent;
-    uint16_t link_vci;       /* setup_sent: the VCI our SETUP took on the uplink */
+    bool setup_sent;         /* remote: our SETUP went */
+    uint16_t link_vci;       /* remote, setup_sent: the VCI our SETUP took on the uplink */
 };
 
 /* A SETUP from another host for a local endpoint that has not asked for that VC (yet). */
@@ -145,7 +142,7 @@ struct an2_driver {
     /* the fabric beyond this host (driver_remote.c); uplink NULL: this host alone */
     struct an2_link *uplink;
     uint32_t host_addr;           /* ours on the fabric; 0 alone */
-    struct drv_rpending *rpending;
+    struct drv_pending *rpending;
     size_t nrpending, cap_rpending;
     struct drv_held *held;
     size_t nheld, cap_held;
@@ -180,6 +177,14 @@ void drv_vc_close(struct an2_driver *drv, uint32_t slot, uint32_t vc);
  * keep_closing, VCs it closed while their transmits were queued stay until these have gone
  * out (like a socket's data after close). True if such a VC remains. */
 bool drv_vc_release_all(struct an2_driver *drv, uint32_t slot, bool keep_closing);
+
+/* driver_vc.c: the lists of VC_OPENs waiting (drv->pending, drv->rpending) */
+/* The index in list (n entries) of from_id's request for to_id; -1 if there is none. */
+long drv_pending_find(const struct drv_pending *list, size_t n, uint32_t from_id,
+                      uint32_t to_id);
+/* Takes entry i out of list (*n entries; the last one takes its place) and out of its
+ * client's count of requests. */
+void drv_pending_remove(struct an2_driver *drv, struct drv_pending *list, size_t *n, size_t i);
 
 /* driver_vc.c, for driver_remote.c */
 int drv_vci_alloc(struct an2_driver *drv);

@@ -111,20 +111,6 @@ fail:;
     return err;
 }
 
-static long rpending_find(const struct an2_driver *drv, uint32_t from_id, uint32_t to_id)
-{
-    for (size_t i = 0; i < drv->nrpending; i++)
-        if (drv->rpending[i].from_id == from_id && drv->rpending[i].to_id == to_id)
-            return (long)i;
-    return -1;
-}
-
-static void rpending_remove(struct an2_driver *drv, size_t i)
-{
-    drv->clients[drv->rpending[i].slot].pending--;
-    drv->rpending[i] = drv->rpending[--drv->nrpending];
-}
-
 static long held_find(const struct an2_driver *drv, uint32_t from_id, uint32_t to_id)
 {
     for (size_t i = 0; i < drv->nheld; i++)
@@ -143,7 +129,7 @@ void drv_remote_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
         drv_reply_vc(c, -ENETUNREACH, peer_id, 0, 0, detail);
         return;
     }
-    if (rpending_find(drv, c->endpoint_id, peer_id) >= 0) {
+    if (drv_pending_find(drv->rpending, drv->nrpending, c->endpoint_id, peer_id) >= 0) {
         drv_reply_vc(c, -EALREADY, peer_id, 0, 0, "already asking that endpoint for a VC");
         return;
     }
@@ -169,7 +155,7 @@ void drv_remote_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
         drv_reply_vc(c, -ENOMEM, peer_id, 0, 0, "an2d out of memory");
         return;
     }
-    struct drv_rpending p = {.slot = slot, .from_id = c->endpoint_id, .to_id = peer_id};
+    struct drv_pending p = {.slot = slot, .from_id = c->endpoint_id, .to_id = peer_id};
     if (c->endpoint_id < peer_id) { /* we call */
         uint16_t gen;
         uint16_t vci = an2_link_vci_alloc(drv->uplink, &gen);
@@ -191,12 +177,13 @@ void drv_remote_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
 
 bool drv_remote_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
 {
-    long i = rpending_find(drv, drv->clients[slot].endpoint_id, peer_id);
+    long i = drv_pending_find(drv->rpending, drv->nrpending, drv->clients[slot].endpoint_id,
+                              peer_id);
     if (i < 0)
         return false;
     if (drv->rpending[i].setup_sent)
         drv_remote_release(drv, drv->rpending[i].link_vci, AN2_CAUSE_CANCELLED);
-    rpending_remove(drv, (size_t)i);
+    drv_pending_remove(drv, drv->rpending, &drv->nrpending, (size_t)i);
     return true;
 }
 
@@ -209,7 +196,7 @@ void drv_remote_release_all(struct an2_driver *drv, uint32_t slot)
         }
         if (drv->rpending[i].setup_sent)
             drv_remote_release(drv, drv->rpending[i].link_vci, AN2_CAUSE_CANCELLED);
-        rpending_remove(drv, i);
+        drv_pending_remove(drv, drv->rpending, &drv->nrpending, i);
     }
     uint32_t id = drv->clients[slot].endpoint_id;
     for (size_t i = 0; i < drv->nheld;) {
@@ -299,9 +286,9 @@ static void on_setup(struct an2_driver *drv, const struct an2_sig_msg *m, uint64
         return;
     }
     uint32_t slot = (uint32_t)(c - drv->clients);
-    long i = rpending_find(drv, m->called_ep, m->calling_ep);
+    long i = drv_pending_find(drv->rpending, drv->nrpending, m->called_ep, m->calling_ep);
     if (i >= 0 && !drv->rpending[i].setup_sent) {
-        rpending_remove(drv, (size_t)i);
+        drv_pending_remove(drv, drv->rpending, &drv->nrpending, (size_t)i);
         if (remote_bind(drv, slot, m->calling_ep, m->vci) == 0) {
             struct an2_sig_msg r = {.type = AN2_SIG_CONNECT, .vci = m->vci};
             sig(drv, &r);
@@ -322,10 +309,10 @@ static void on_setup(struct an2_driver *drv, const struct an2_sig_msg *m, uint64
 static void on_connect(struct an2_driver *drv, const struct an2_sig_msg *m)
 {
     for (size_t i = 0; i < drv->nrpending; i++) {
-        struct drv_rpending p = drv->rpending[i];
+        struct drv_pending p = drv->rpending[i];
         if (!p.setup_sent || p.link_vci != m->vci)
             continue;
-        rpending_remove(drv, i);
+        drv_pending_remove(drv, drv->rpending, &drv->nrpending, i);
         if (remote_bind(drv, p.slot, p.to_id, p.link_vci) != 0)
             drv_remote_release(drv, p.link_vci, AN2_CAUSE_NO_VCI);
         return;
@@ -339,10 +326,10 @@ static void on_release(struct an2_driver *drv, const struct an2_sig_msg *m)
     if (drv_rdrain_end_link_vci(drv, m->vci, NULL))
         return;
     for (size_t i = 0; i < drv->nrpending; i++) {
-        struct drv_rpending p = drv->rpending[i];
+        struct drv_pending p = drv->rpending[i];
         if (!p.setup_sent || p.link_vci != m->vci)
             continue;
-        rpending_remove(drv, i);
+        drv_pending_remove(drv, drv->rpending, &drv->nrpending, i);
         an2_link_vc_del(drv->uplink, p.link_vci);
         char detail[96];
         snprintf(detail, sizeof detail, "VC to endpoint %u refused: %s", p.to_id,
@@ -505,8 +492,8 @@ void an2_driver_set_uplink(struct an2_driver *drv, struct an2_link *link)
     }
     drv->uplink = NULL;
     while (drv->nrpending) {
-        struct drv_rpending p = drv->rpending[0];
-        rpending_remove(drv, 0);
+        struct drv_pending p = drv->rpending[0];
+        drv_pending_remove(drv, drv->rpending, &drv->nrpending, 0);
         drv_reply_vc(&drv->clients[p.slot], -ENETUNREACH, p.to_id, 0, 0,
                      "the uplink to the switch went down");
     }

@@ -85,7 +85,7 @@ void drv_stats(struct an2_driver *drv, uint32_t slot)
     if (!all) {
         h->npending = h->nroutes = 0;
         for (size_t i = 0; i < drv->npending; i++)
-            h->npending += drv->clients[drv->pending[i].from_slot].uid == uid;
+            h->npending += drv->clients[drv->pending[i].slot].uid == uid;
     }
 
     for (unsigned p = 0; p < STAT_NPORTS && all; p++) {

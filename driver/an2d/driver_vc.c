@@ -67,18 +67,19 @@ void drv_reply_vc(struct drv_client *c, int status, uint32_t peer_id, uint16_t v
     drv_send(c, &r, sizeof r, NULL, 0);
 }
 
-static void pending_remove(struct an2_driver *drv, size_t i)
+long drv_pending_find(const struct drv_pending *list, size_t n, uint32_t from_id,
+                      uint32_t to_id)
 {
-    drv->clients[drv->pending[i].from_slot].pending--;
-    drv->pending[i] = drv->pending[--drv->npending];
-}
-
-static long pending_find(const struct an2_driver *drv, uint32_t from_id, uint32_t to_id)
-{
-    for (size_t i = 0; i < drv->npending; i++)
-        if (drv->pending[i].from_id == from_id && drv->pending[i].to_id == to_id)
+    for (size_t i = 0; i < n; i++)
+        if (list[i].from_id == from_id && list[i].to_id == to_id)
             return (long)i;
     return -1;
+}
+
+void drv_pending_remove(struct an2_driver *drv, struct drv_pending *list, size_t *n, size_t i)
+{
+    drv->clients[list[i].slot].pending--;
+    list[i] = list[--*n];
 }
 
 /* Both ends agreed: allocate, program the switch both ways, bind, answer both. A step that
@@ -158,7 +159,7 @@ void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
         drv_reply_vc(c, -EACCES, peer_id, 0, 0, detail);
         return;
     }
-    if (pending_find(drv, c->endpoint_id, peer_id) >= 0) {
+    if (drv_pending_find(drv->pending, drv->npending, c->endpoint_id, peer_id) >= 0) {
         drv_reply_vc(c, -EALREADY, peer_id, 0, 0, "already asking that endpoint for a VC");
         return;
     }
@@ -171,9 +172,9 @@ void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
         drv_reply_vc(c, -EDQUOT, peer_id, 0, 0, detail);
         return;
     }
-    long match = pending_find(drv, peer_id, c->endpoint_id);
+    long match = drv_pending_find(drv->pending, drv->npending, peer_id, c->endpoint_id);
     if (match >= 0) {
-        pending_remove(drv, (size_t)match);
+        drv_pending_remove(drv, drv->pending, &drv->npending, (size_t)match);
         vc_connect(drv, (uint32_t)(peer - drv->clients), slot);
         return;
     }
@@ -188,16 +189,16 @@ void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
         drv->cap_pending = cap;
     }
     drv->pending[drv->npending++] =
-        (struct drv_pending){.from_slot = slot, .from_id = c->endpoint_id, .to_id = peer_id};
+        (struct drv_pending){.slot = slot, .from_id = c->endpoint_id, .to_id = peer_id};
     c->pending++;
 }
 
 void drv_vc_cancel(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
 {
     struct drv_client *c = &drv->clients[slot];
-    long i = pending_find(drv, c->endpoint_id, peer_id);
+    long i = drv_pending_find(drv->pending, drv->npending, c->endpoint_id, peer_id);
     if (i >= 0)
-        pending_remove(drv, (size_t)i);
+        drv_pending_remove(drv, drv->pending, &drv->npending, (size_t)i);
     bool withdrawn = i >= 0 || drv_remote_cancel(drv, slot, peer_id);
     struct an2_ctl_reply r;
     drv_reply_init(&r, AN2_CTL_R_CANCEL, withdrawn ? 0 : -ENOENT);
@@ -387,11 +388,11 @@ bool drv_vc_release_all(struct an2_driver *drv, uint32_t slot, bool keep_closing
     drv_remote_release_all(drv, slot);
     for (size_t i = 0; i < drv->npending;) {
         struct drv_pending p = drv->pending[i];
-        if (p.from_slot == slot) {
-            pending_remove(drv, i);
+        if (p.slot == slot) {
+            drv_pending_remove(drv, drv->pending, &drv->npending, i);
         } else if (p.to_id == c->endpoint_id) {
-            pending_remove(drv, i);
-            drv_reply_vc(&drv->clients[p.from_slot], -ESRCH, c->endpoint_id, 0, 0,
+            drv_pending_remove(drv, drv->pending, &drv->npending, i);
+            drv_reply_vc(&drv->clients[p.slot], -ESRCH, c->endpoint_id, 0, 0,
                      "the peer endpoint closed before agreeing");
         } else {
             i++;

@@ -26,6 +26,8 @@
 #include "an2switch.h"
 #include "fault_inject.h"
 #include "link_rate.h"
+#include "number_parse.h"
+#include "owned_file.h"
 
 #define MAX_LISTEN 8
 #define MAX_TRUNKS 16
@@ -102,17 +104,6 @@ static void usage(FILE *f)
             SPIN_US, YIELD_US);
 }
 
-static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { O_PORT_RATE = 256, O_CREDITS, O_KEEPALIVE, O_PID, O_LOG, O_STOP, O_BER, O_LOSS,
@@ -150,8 +141,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             if (ok)
                 o->trunks[o->ntrunks++] = (struct trunk){.spec = optarg, .port = -1};
             break;
-        case 'i': ok = parse_u32(optarg, 1, 255, &o->id); break;
-        case 'p': ok = parse_u32(optarg, 1, 255, &o->nports); break;
+        case 'i': ok = parse_decimal_u32(optarg, 1, 255, &o->id); break;
+        case 'p': ok = parse_decimal_u32(optarg, 1, 255, &o->nports); break;
         case 'r': ok = an2_parse_rate(optarg, &o->rate) == 0; break;
         case O_PORT_RATE:
             ok = nport_rates < 64 && strchr(optarg, '=');
@@ -159,7 +150,7 @@ static int parse_options(int argc, char **argv, struct options *o)
                 port_rates[nport_rates++] = optarg;
             break;
         case O_CREDITS:
-            ok = parse_u32(optarg, 1, 1u << 16, &o->window);
+            ok = parse_decimal_u32(optarg, 1, 1u << 16, &o->window);
             o->window_given = true;
             break;
         case O_BER: ok = an2_parse_probability(optarg, &o->ber) == 0; break;
@@ -177,9 +168,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
         case O_CAPTURE: o->capture = optarg; break;
         case O_CONTROL: o->control = optarg; break;
-        case O_KEEPALIVE: ok = parse_u32(optarg, 10, 10000, &o->keepalive_ms); break;
-        case O_SPIN: ok = parse_u32(optarg, 0, 1000000, &o->spin_us); break;
-        case O_YIELD: ok = parse_u32(optarg, 0, 1000000, &o->yield_us); break;
+        case O_KEEPALIVE: ok = parse_decimal_u32(optarg, 10, 10000, &o->keepalive_ms); break;
+        case O_SPIN: ok = parse_decimal_u32(optarg, 0, 1000000, &o->spin_us); break;
+        case O_YIELD: ok = parse_decimal_u32(optarg, 0, 1000000, &o->yield_us); break;
         case O_PID: o->pid_file = optarg; break;
         case O_LOG: o->log_file = optarg; break;
         case O_STOP: o->stop = true; break;
@@ -224,7 +215,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         char *eq = strchr(buf, '='), *comma = strchr(buf, ',');
         *eq = 0;
         uint32_t port;
-        if (!comma || comma < eq || !parse_u32(buf, 0, o->nports - 1, &port) ||
+        if (!comma || comma < eq || !parse_decimal_u32(buf, 0, o->nports - 1, &port) ||
             (*comma = 0, an2_parse_probability(eq + 1, &o->port_ber[port])) ||
             an2_parse_probability(comma + 1, &o->port_loss[port])) {
             fprintf(stderr, "an2switch: --port-faults %s: not PORT=BER,LOSS with PORT < %u\n",
@@ -239,7 +230,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         *eq = 0;
         uint32_t port;
         double r;
-        if (!parse_u32(buf, 0, o->nports - 1, &port) || an2_parse_rate(eq + 1, &r) != 0) {
+        if (!parse_decimal_u32(buf, 0, o->nports - 1, &port) || an2_parse_rate(eq + 1, &r) != 0) {
             fprintf(stderr, "an2switch: --port-rate %s: not PORT=RATE with PORT < %u\n",
                     port_rates[i], o->nports);
             return -1;
@@ -251,38 +242,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 /* ---- pid file ---- */
 
-static int write_pid(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != getuid() ||
-        st.st_nlink != 1 || ftruncate(fd, 0)) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    dprintf(fd, "%d\n", (int)getpid());
-    close(fd);
-    return 0;
-}
-
-static pid_t read_pid(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    struct stat st;
-    char buf[32] = {0};
-    pid_t pid = -1;
-    if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == getuid() &&
-        read(fd, buf, sizeof buf - 1) > 0)
-        pid = (pid_t)strtol(buf, NULL, 10);
-    if (fd >= 0)
-        close(fd);
-    return pid > 1 ? pid : -1;
-}
-
 static int stop_switch(const char *pid_file)
 {
-    pid_t pid = read_pid(pid_file);
+    pid_t pid = owned_file_read_pid(pid_file);
     if (pid < 0 || kill(pid, SIGTERM) != 0) {
         fprintf(stderr, "an2switch: no switch running per %s\n", pid_file);
         return 1;
@@ -759,7 +721,10 @@ int main(int argc, char **argv)
             goto out;
         }
     }
-    if (o.pid_file && write_pid(o.pid_file) != 0) {
+    struct owned_file pid_file = {0};
+    if (o.pid_file)
+        snprintf(pid_file.path, sizeof pid_file.path, "%s", o.pid_file);
+    if (o.pid_file && owned_file_write_pid(&pid_file, 0644) != 0) {
         fprintf(stderr, "an2switch: --pid-file %s: not a new file or a regular file of ours\n",
                 o.pid_file);
         goto out;
@@ -772,8 +737,7 @@ int main(int argc, char **argv)
                  o.nports, AN2_WINDOW_FLOOR, AN2_WINDOW_CAP, o.rate > 0 ? "paced" : "unpaced");
     run(&st, sigfd, lfds);
     status = 0;
-    if (o.pid_file)
-        unlink(o.pid_file);
+    owned_file_unlink(&pid_file);
 out:
     for (unsigned p = 0; st.s.links && p < st.s.nports; p++)
         if (st.s.links[p])
