@@ -13,7 +13,7 @@
 #include "an2_log.h"
 #include "an2_netaddr.h"
 #include "driver.h"
-#include "driver_internal.h"
+#include "driver_state.h"
 
 #define RETRY_NS 1000000000ull
 #define HOT_NS 2000000ull        /* input seen this recently: read on every pass */

@@ -1,7 +1,7 @@
 /* driver.c — the driver's clients: accepting tasks, handing out portions, parsing requests,
  * waking sleepers, and dropping a client however it goes away. */
 #include "an2_fiber.h"
-#include "driver_internal.h"
+#include "driver_state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -214,21 +214,6 @@ static void release_eventfds(struct an2_driver *drv, struct drv_client *c)
     if (c->irq_fd >= 0)
         close(c->irq_fd);
     c->kick_fd = c->irq_fd = -1;
-}
-
-void drv_release_portion(struct an2_driver *drv, uint32_t slot)
-{
-    struct drv_client *c = &drv->clients[slot];
-    if (c->lingering)
-        an2_log("endpoint %u (pid %d): its last transmits are done",
-                 c->endpoint_id, (int)c->pid);
-    if (c->base) {
-        otto_detach(drv->otto, slot);
-        munmap(c->base, c->size);
-    }
-    free(c->vcs);
-    memset(c, 0, sizeof *c);
-    c->fd = c->kick_fd = c->irq_fd = -1;
 }
 
 /* The task has gone (or must go): its control socket closes now; its portion stays, as a

@@ -1,14 +1,18 @@
 /* driver_client.c — what every request handler of the driver does with a client: find it
- * by its endpoint, number a new endpoint, reply to it, and mark it to be dropped when a reply
- * cannot go. */
-#include "driver_internal.h"
+ * by its endpoint, number a new endpoint, reply to it, mark it to be dropped when a reply
+ * cannot go, and free its slot when it is gone. */
+#include "driver_state.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #include "an2_fiber.h"
+#include "an2_log.h"
+#include "otto.h"
 
 uint32_t drv_endpoint_id_alloc(struct an2_driver *drv)
 {
@@ -73,4 +77,19 @@ bool drv_send(struct drv_client *c, const void *msg, size_t len, const int *fds,
         return true;
     drv_doom(c, n < 0 && errno == EAGAIN ? "not reading its control socket" : "send failed");
     return false;
+}
+
+void drv_release_portion(struct an2_driver *drv, uint32_t slot)
+{
+    struct drv_client *c = &drv->clients[slot];
+    if (c->lingering)
+        an2_log("endpoint %u (pid %d): its last transmits are done",
+                 c->endpoint_id, (int)c->pid);
+    if (c->base) {
+        otto_detach(drv->otto, slot);
+        munmap(c->base, c->size);
+    }
+    free(c->vcs);
+    memset(c, 0, sizeof *c);
+    c->fd = c->kick_fd = c->irq_fd = -1;
 }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "an2_log.h"
-#include "driver_internal.h"
+#include "driver_state.h"
 
 /* The endpoint of uid's namespace holding name (a system an2d keeps one per uid). */
 static struct drv_client *client_by_name(struct an2_driver *drv, uint32_t name, uid_t uid)

@@ -11,7 +11,7 @@
 #include "an2_link.h"
 #include "an2_log.h"
 #include "an2_switch.h"
-#include "driver_internal.h"
+#include "driver_state.h"
 #include "otto.h"
 
 #define HELD_SETUP_NS (30 * 1000000000ull)  /* a SETUP nobody here asks for is refused then */

@@ -7,7 +7,7 @@
 #include "an2_link.h"
 #include "an2_log.h"
 #include "an2_switch.h"
-#include "driver_internal.h"
+#include "driver_state.h"
 
 #define STALL_NS ((uint64_t)AN2_FIBER_DRAIN_STALL_MS * 1000000u)
 

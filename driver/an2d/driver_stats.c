@@ -1,7 +1,7 @@
 /* driver_stats.c — the STATS answer: switch port counters, endpoints and their VCs with the
  * controller's and the switch's counters, in one message (what an2stat prints). */
 #include "an2_link.h"
-#include "driver_internal.h"
+#include "driver_state.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "driver_internal.h"
+#include "driver_state.h"
 
 /* Clients of uid: open connections, and endpoints still holding a portion (lingering too). */
 struct user_use {

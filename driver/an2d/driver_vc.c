@@ -1,7 +1,7 @@
 /* driver_vc.c — VC signalling: symmetric rendezvous, VCI allocation, switch routes and
  * controller bindings both ways, teardown that lets queued and sent cells go out, then
  * PEER_GONE. */
-#include "driver_internal.h"
+#include "driver_state.h"
 
 #include <errno.h>
 #include <stdio.h>

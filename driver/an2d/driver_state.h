@@ -1,6 +1,6 @@
-/* driver_internal.h — the driver's state shared by its files (clients, VCs, rendezvous). */
-#ifndef AN2_DRIVER_INTERNAL_H
-#define AN2_DRIVER_INTERNAL_H
+/* driver_state.h — the driver's state shared by its files (clients, VCs, rendezvous). */
+#ifndef AN2_DRIVER_STATE_H
+#define AN2_DRIVER_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -168,6 +168,8 @@ void drv_reply_init(struct an2_ctl_reply *r, uint16_t op, int32_t status);
 /* Marks a client to be dropped once the current event is handled (never drops at once, so
  * callers may keep using other clients' state). */
 void drv_doom(struct drv_client *c, const char *why);
+/* Unmaps a lingering client's portion and frees its slot (its VCs are all gone). */
+void drv_release_portion(struct an2_driver *drv, uint32_t slot);
 
 /* driver_vc.c */
 void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id);
@@ -256,7 +258,5 @@ void drv_stats(struct an2_driver *drv, uint32_t slot);
 
 /* driver.c */
 void drv_drop_client(struct an2_driver *drv, uint32_t slot, const char *why);
-/* Unmaps a lingering client's portion and frees its slot (its VCs are all gone). */
-void drv_release_portion(struct an2_driver *drv, uint32_t slot);
 
 #endif
