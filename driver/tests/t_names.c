@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "an2_pair.h"
-#include "an2d_rate.h"
+#include "link_rate.h"
 
 static void expect_path(const char *want)
 {
@@ -20,7 +20,7 @@ static void expect_path(const char *want)
 static void expect_rate(const char *text, double want)
 {
     double cps = -1;
-    int rc = an2d_parse_rate(text, &cps);
+    int rc = an2_parse_rate(text, &cps);
     if (want < 0 ? rc != -EINVAL : (rc != 0 || fabs(cps - want) > 0.5))
         FAIL("rate '%s': rc %d, %.1f cells/s, wanted %.1f", text, rc, cps, want);
 }
