@@ -47,6 +47,8 @@ static void usage(FILE *f)
             "      --switch ADDR        attach this host to the AN2 switch at ADDR (HOST:PORT,\n"
             "                           [IPv6]:PORT or unix:PATH; default $AN2_SWITCH, else\n"
             "                           none: this host alone, with its own switch)\n"
+            "      --lookup-ms MS       on a fabric, how long a name's look-up waits for its\n"
+            "                           holder's answer (1 to 60000; default 300)\n"
             "      --capture FILE       write every AAL5 PDU to FILE (gzip pcap, SunATM)\n"
             "      --ber RATE           inject bit errors (per payload bit; default 0)\n"
             "      --cell-loss RATE     inject cell loss (per cell; default 0)\n"
@@ -73,7 +75,7 @@ int an2d_parse_options(int argc, char **argv, struct an2d_options *o)
     enum { O_STOP = 256, O_PID, O_LOG, O_CAPTURE, O_BER, O_LOSS, O_SEED, O_BUF, O_MAXBUF,
            O_DESC, O_VCS, O_MAXVCS, O_CLIENTS, O_CREDITS, O_SPIN, O_YIELD, O_PACE_SPIN, O_HOLD,
            O_IDLE_EXIT, O_KEEP_LOG, O_SWITCH, O_SYSTEM, O_SOCKET_DIR, O_ALLOW_VC,
-           O_USER_CLIENTS, O_USER_EPS, O_USER_VCS, O_USER_MEM };
+           O_USER_CLIENTS, O_USER_EPS, O_USER_VCS, O_USER_MEM, O_LOOKUP };
     static const struct option longopts[] = {
         {"daemon", no_argument, 0, 'd'},       {"stop", no_argument, 0, O_STOP},
         {"socket", required_argument, 0, 's'}, {"pid-file", required_argument, 0, O_PID},
@@ -98,6 +100,7 @@ int an2d_parse_options(int argc, char **argv, struct an2d_options *o)
         {"max-user-endpoints", required_argument, 0, O_USER_EPS},
         {"max-user-vcs", required_argument, 0, O_USER_VCS},
         {"max-user-mem", required_argument, 0, O_USER_MEM},
+        {"lookup-ms", required_argument, 0, O_LOOKUP},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     *o = (struct an2d_options){
@@ -108,7 +111,7 @@ int an2d_parse_options(int argc, char **argv, struct an2d_options *o)
                    .default_tx_slots = 256, .max_tx_slots = 4096, .default_rx_slots = 64,
                    .max_rx_slots = 1024, .max_clients = DEFAULT_MAX_CLIENTS,
                    .max_user_clients = 256, .max_user_endpoints = 256,
-                   .max_user_vc_ends = 4096, .max_user_mem = 1ull << 30},
+                   .max_user_vc_ends = 4096, .max_user_mem = 1ull << 30, .lookup_ms = 300},
         .activated_fd = -1,
     };
     const char *socket_opt = NULL, *pid_opt = NULL, *log_opt = NULL, *dir_opt = NULL;
@@ -179,6 +182,10 @@ int an2d_parse_options(int argc, char **argv, struct an2d_options *o)
         case O_USER_EPS: ok = parse_quantity_u32(optarg, &o->limits.max_user_endpoints); break;
         case O_USER_VCS: ok = parse_quantity_u32(optarg, &o->limits.max_user_vc_ends); break;
         case O_USER_MEM: ok = parse_quantity_u64(optarg, &o->limits.max_user_mem); break;
+        case O_LOOKUP:
+            ok = parse_quantity_u32(optarg, &o->limits.lookup_ms) && o->limits.lookup_ms >= 1 &&
+                 o->limits.lookup_ms <= 60000;
+            break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }

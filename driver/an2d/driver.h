@@ -25,6 +25,9 @@ struct an2_driver_limits {
     uint64_t max_user_mem;                     /* portion bytes of one uid's endpoints */
     uint32_t nallow;
     struct { uint32_t a, b; } allow_vc[16];    /* uid pairs that may open VCs to each other */
+    /* On a fabric: how long a LOOKUP of a name waits for a FOUND, and how long a host that
+     * heard one for a name not (yet) there answers if the name comes */
+    uint32_t lookup_ms;
 };
 
 /* epoll data values below this are the event loop's own; from it on they are the driver's:

@@ -15,7 +15,6 @@
 #include "otto.h"
 
 #define HELD_SETUP_NS (30 * 1000000000ull)  /* a SETUP nobody here asks for is refused then */
-#define LOOKUP_NS (300 * 1000000ull)        /* a name nobody on the fabric answers for */
 #define LOOKUP_HOPS 16
 
 static const char *cause_text(unsigned cause)
@@ -377,7 +376,7 @@ bool drv_remote_lookup(struct an2_driver *drv, uint32_t slot, uint32_t name)
     uint32_t ref = ++drv->lookup_ref;
     drv->lookups[drv->nlookups++] = (struct drv_lookup){
         .slot = slot, .endpoint_id = drv->clients[slot].endpoint_id, .name = name, .ref = ref,
-        .deadline_ns = an2_now_ns() + LOOKUP_NS};
+        .deadline_ns = an2_now_ns() + drv->limits.lookup_ms * 1000000ull};
     struct an2_sig_msg m = {.type = AN2_SIG_LOOKUP, .hops = LOOKUP_HOPS,
                             .calling_host = drv->host_addr, .name = name, .call_ref = ref};
     sig(drv, &m);
@@ -407,7 +406,7 @@ static void on_lookup(struct an2_driver *drv, const struct an2_sig_msg *m)
     /* not here (yet): kept while its asker waits; the oldest makes room (every host hears
      * every LOOKUP, so this costs a fixed table, never memory an asker could make grow) */
     drv->heard[drv->heard_next] = (struct drv_heard_lookup){
-        .until_ns = an2_now_ns() + LOOKUP_NS, .name = m->name, .call_ref = m->call_ref,
+        .until_ns = an2_now_ns() + drv->limits.lookup_ms * 1000000ull, .name = m->name, .call_ref = m->call_ref,
         .calling_host = m->calling_host};
     drv->heard_next = (drv->heard_next + 1) % DRV_HEARD_LOOKUPS;
 }
