@@ -60,13 +60,11 @@ ok "exec runs on each host with its own PVM_TMP and AN2_SOCKET; status shows pvm
 # shellcheck disable=SC2094 # the loop reads what the console writes, on purpose
 {
     echo "spawn -h3 -> /usr/bin/env"
-    for ((i = 0; i < 100; i++)); do
-        grep -q 'EOF' "$T/env.out" 2>/dev/null && break
-        sleep 0.1
-    done
+    hosts_wait_for 300 grep -qs 'EOF' "$T/env.out" || :
     echo quit
 } | PVM_EXPORT=AN2_SOCKET:PVM_TMP:CLUSTER_TEST AN2_SOCKET=/nowhere CLUSTER_TEST=exported \
-    timeout 30 bash "$CL" exec h1 -- stdbuf -oL pvm >"$T/env.out" 2>&1 || :
+    timeout 60 bash "$CL" exec h1 -- stdbuf -oL pvm >"$T/env.out" 2>&1 || :
+grep -q 'EOF' "$T/env.out" || fail "the console never saw the task on h3 end (EOF): $(cat "$T/env.out")"
 for want in "PVM_TMP=$S/h3/tmp" "AN2_SOCKET=$S/h3/tmp/an2d.sock" "AN2_SWITCH=sw1:7000" \
     "PVMSOCK=$S/h3/tmp/pvmtmp" "AN2_CLUSTER_HOST=h3" "CLUSTER_TEST=exported"; do
     grep -q "\[[0-9]*:tc[0-9a-f]*\] $want" "$T/env.out" || fail "the task on h3 lacks $want: $(cat "$T/env.out")"
@@ -100,12 +98,11 @@ fi
 # shellcheck disable=SC2094 # the loop reads what the console writes, on purpose
 {
     for h in h1 h2 h3; do echo "spawn -$h -> /usr/bin/hello.pvm"; done
-    for ((i = 0; i < 100; i++)); do
-        [[ $(grep -c 'hello, world from h' "$T/hello.out" 2>/dev/null) -ge 3 ]] && break
-        sleep 0.1
-    done
+    hosts_wait_for 300 eval '(( $(grep -cs "hello, world from h" "$T/hello.out") + 0 >= 3 ))' || :
     echo quit
-} | timeout 30 bash "$CL" exec h1 -- stdbuf -oL pvm >"$T/hello.out" 2>&1 || :
+} | timeout 60 bash "$CL" exec h1 -- stdbuf -oL pvm >"$T/hello.out" 2>&1 || :
+(($(grep -c 'hello, world from h' "$T/hello.out") >= 3)) ||
+    fail "the console did not get 3 greetings: $(cat "$T/hello.out")"
 # the greetings, by the host of the hello that printed it (a tid's host part: h1 t4...., h2
 # t8...., h3 tc....)
 greeted=$(sed -nE 's/^(pvm> )?\[[0-9]+:t([48c])[0-9a-f]{4}\] from t[0-9a-f]+: hello, world from h[123]$/\2/p' \
@@ -151,9 +148,16 @@ pinging() {
     done
     ((n >= 4))
 }
+# the cells switch SW's host ports have taken in (what the tasks of its hosts sent over AN2)
+switch_cells() { # SW
+    "$BIN/an2stat" --switch "$S/$1/ctl" 2>/dev/null | awk '$2 == "host" { n += $9 } END { print n + 0 }'
+}
+# its 4 tasks run and talk: messages (300 KB ones among them) to h2 (on sw1) and to h3 (on sw2)
+# have crossed both switches
+talking() { pinging && (($(switch_cells sw1) > 20000 && $(switch_cells sw2) > 20000)); }
 crash_at "up: the hosts made" "bash '$CL' up 3 --switches 2" test -e "$S/config"
 crash_at "up: the an2ds starting" "bash '$CL' up 3 --switches 2" test -S "$S/h2/tmp/an2d.sock"
 crash_at "a script whose tasks talk" \
-    "bash '$CL' up 3 --switches 2 --rate oc3 && exec bash '$CL' exec h1 -- cluster-ping 100000" pinging
+    "bash '$CL' up 3 --switches 2 --rate oc3 && exec bash '$CL' exec h1 -- cluster-ping 100000" talking
 
 echo "cluster_pvm: all ok"

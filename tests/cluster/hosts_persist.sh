@@ -56,7 +56,9 @@ nothing_left() {
 }
 
 # --- a run outlives its shell, is found by tag, used and removed -----------------------------
+t0=$SECONDS
 dir=$(make_run 60)
+took=$((SECONDS - t0)) # how long a hosts_up takes here and now (for the HOSTS_LIMIT case)
 prefix=$(<"$dir/prefix")
 [[ -d $dir && -e /run/netns/${prefix}pa && -e /run/netns/${prefix}pb ]] || fail "the hosts went with their shell"
 hosts_reap 2>/dev/null
@@ -74,7 +76,7 @@ ok "the hosts outlive their shell (no traps); hosts_reap leaves them; hosts_tagg
     hosts_down || fail "hosts_down after attach"
     [[ -z ${HOSTS_STATE:-} ]] || fail "hosts_down left HOSTS_STATE set"
 ) || exit 1
-hosts_wait_for 20 nothing_left "$dir" "$prefix" || fail "hosts_down after attach left something of $dir"
+hosts_wait_for 100 nothing_left "$dir" "$prefix" || fail "hosts_down after attach left something of $dir"
 ok "a later shell attaches, runs commands in the hosts (names resolve), shapes a link, removes them: nothing left"
 
 # --- bash hosts.sh --down DIR ------------------------------------------------------------------
@@ -85,15 +87,20 @@ hosts_exec_in pa sleep 300 2>/dev/null & # a process inside: --down must end it 
 sleeper=$!
 bash "$LIB" --down "$dir" || fail "hosts.sh --down $dir"
 wait "$sleeper" 2>/dev/null || :
-hosts_wait_for 20 nothing_left "$dir" "$prefix" || fail "hosts.sh --down left something of $dir"
+hosts_wait_for 100 nothing_left "$dir" "$prefix" || fail "hosts.sh --down left something of $dir"
 bash "$LIB" --down "$dir" 2>/dev/null && fail "hosts.sh --down of a removed run succeeded"
 ok "bash hosts.sh --down DIR removes a run with a process inside; a second time it says no"
 
 # --- a forgotten run goes at HOSTS_LIMIT ---------------------------------------------------------
-dir=$(make_run 2)
-prefix=$(<"$dir/prefix")
-[[ -e /run/netns/${prefix}pa ]] || fail "the 2-s run is not up"
-hosts_wait_for 80 nothing_left "$dir" "$prefix" || fail "the watchdog did not remove the run at HOSTS_LIMIT=2"
-ok "a persistent run with HOSTS_LIMIT=2 is removed by its watchdog"
+# (the limit counts from before hosts_up makes the hosts: it must be well past the time that
+# takes here, measured above, else the watchdog ends hosts_up itself)
+limit=$((took * 4 + 4))
+t0=$SECONDS
+dir=$(make_run "$limit")
+prefix=$(<"$dir/prefix") || fail "the ${limit}-s run went before hosts_up returned (it took $((SECONDS - t0)) s)"
+[[ -e /run/netns/${prefix}pa ]] || fail "the ${limit}-s run is not up (hosts_up took $((SECONDS - t0)) s)"
+hosts_wait_for $(((limit + 30) * 10)) nothing_left "$dir" "$prefix" ||
+    fail "the watchdog did not remove the run at HOSTS_LIMIT=$limit"
+ok "a persistent run with HOSTS_LIMIT=$limit is removed by its watchdog"
 
 echo "hosts_persist: all ok"

@@ -7,6 +7,7 @@
 #   fh_in HOST CMD...                         runs CMD inside HOST's namespace
 #   fh_up HOST...                             makes the hosts (scripts/hosts.sh)
 #   fh_switch_shows NAME REGEX                waits until the switch's an2stat shows REGEX
+#                                             (status 1 if it never does)
 set -euo pipefail
 FH_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FH_SRC=${AN2_SOURCE_DIR:-$(cd "$FH_HERE/../.." && pwd)}
@@ -52,12 +53,12 @@ fh_sock() { echo "$T/$1/an2d.sock"; }
 
 # fh_switch NAME HOST [options]: an2switch NAME in HOST's namespace, listening on port 7000
 fh_switch() {
-    local name=$1 host=$2 n
+    local name=$1 host=$2
     shift 2
     FH_SWITCHES+=("$name")
     hosts_exec "$host" "$BIN/an2switch" --listen :7000 --pid-file "$T/$name.pid" \
         --log-file "$T/$name.log" --control "$T/$name.ctl" "$@" </dev/null >>"$T/$name.log" 2>&1 &
-    for n in $(seq 100); do [[ -S $T/$name.ctl ]] && return 0; sleep 0.05; done
+    hosts_wait_for 300 test -S "$T/$name.ctl" && return 0
     fail "switch $name did not start"
 }
 
@@ -70,8 +71,8 @@ fh_an2d() {
         --log-file "$T/$host.log" "$@" </dev/null || fail "an2d on $host did not start"
 }
 
-# fh_switch_shows NAME REGEX: waits (up to 5 s) until an2stat --switch for NAME shows REGEX
-fh_switch_shows() { hosts_wait_for 50 _fh_switch_shows_now "$@"; }
+# fh_switch_shows NAME REGEX: waits (up to 30 s) until an2stat --switch for NAME shows REGEX
+fh_switch_shows() { hosts_wait_for 300 _fh_switch_shows_now "$@"; }
 _fh_switch_shows_now() { "$BIN/an2stat" --switch "$T/$1.ctl" 2>/dev/null | grep -q "$2"; }
 
 # fh_up HOST...: the hosts, with the daemons stopped before they go

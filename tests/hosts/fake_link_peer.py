@@ -1,11 +1,12 @@
 # fake_link_peer.py — a link peer for tests/hosts that says a valid HELLO (as a host), reads the
-# switch's HELLO, calls an endpoint (a SETUP on VCI 32768 with a large credit for the cells
-# coming back), prints its own endpoint id, and then never reads again (python3, standard
-# library only).
+# switch's HELLO, prints its own endpoint id, calls an endpoint (a SETUP on VCI 32768 with a large
+# credit for the cells coming back), and then never reads again (python3, standard library only).
 #
 #   fake_link_peer.py HOST PORT CALLED_EP SECONDS
-#       connects to the switch at HOST:PORT, calls CALLED_EP, prints "ep N", holds the
-#       connection open without reading for SECONDS, then closes it.
+#       connects to the switch at HOST:PORT, prints "ep N", calls CALLED_EP ("-": the first
+#       line of stdin, waited for up to SECONDS), prints "called M", holds the connection open
+#       without reading for SECONDS, then closes it.
+import select
 import socket
 import struct
 import sys
@@ -59,7 +60,7 @@ def read_exactly(sock, n, deadline):
 
 
 def main(argv):
-    host, port, called_ep, seconds = argv[1], int(argv[2]), int(argv[3]), float(argv[4])
+    host, port, called, seconds = argv[1], int(argv[2]), argv[3], float(argv[4])
     family, kind, proto, _, addr = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)[0]
     sock = socket.socket(family, kind, proto)
     # a small receive buffer (set before connecting, so the window is small too): the
@@ -75,11 +76,18 @@ def main(argv):
         return 1
     host_addr = struct.unpack(">I", reply[4 + 12:4 + 16])[0]
     my_ep = host_addr << 16 | 1
+    print(f"ep {my_ep}", flush=True)
+    if called == "-":
+        if not select.select([sys.stdin], [], [], seconds)[0]:
+            print(f"no endpoint to call on stdin within {seconds:.0f} s", file=sys.stderr)
+            return 1
+        called = sys.stdin.readline().strip()
+    called_ep = int(called)
     setup = struct.pack(">BBBBHHIIIIII", 1, 0, 0, 0, VCI, GEN, host_addr, called_ep >> 16,
                         my_ep, called_ep, 0, 0)
     credit = struct.pack(">HHI", VCI, GEN, WINDOW)
     sock.sendall(record(2, sig_cell(setup)) + record(3, credit))
-    print(f"ep {my_ep}", flush=True)
+    print(f"called {called_ep}", flush=True)
     time.sleep(seconds)   # never reading again
     sock.close()
     return 0

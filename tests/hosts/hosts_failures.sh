@@ -28,7 +28,8 @@ gone_start() { pair_start alpha beta "$T/gone.out"; GONE_PID=$PAIR_PID; }
 gone_check() {
     local what=$1 t0=$2
     wait "$GONE_PID" || { cat "$T/gone.out" >&2; fail "$what: t_gone failed"; }
-    hosts_wait_for 100 count_is "$T/gone.out" '^gone' 2 || :
+    hosts_wait_for 300 count_is "$T/gone.out" '^gone' 2 ||
+        { cat "$T/gone.out" >&2; fail "$what: not both ends were told the VC is gone"; }
     grep '^gone' "$T/gone.out" | while read -r _ side ms how; do
         echo "$what: $side told after $((ms - t0)) ms ($how)"
     done
@@ -40,18 +41,25 @@ uplink_up() { AN2_SOCKET=$(fh_sock "$1") "$BIN/an2stat" -p 2>/dev/null | grep -q
 uplinks_up() {
     local h
     for h in "$@"; do
-        hosts_wait_for 50 uplink_up "$h" || fail "$h did not reattach to the switch"
+        hosts_wait_for 300 uplink_up "$h" || fail "$h did not reattach to the switch"
     done
 }
 
 # bystander_start / bystander_check: a VC between gamma and delta, open across the failure,
-# must not be reported gone
+# must not be reported gone. Checked after an exchange between gamma and delta through the same
+# switch: by then their an2ds have taken whatever the switch sent them about the failure. Then
+# its end on gamma is killed: the end on delta must be told, after that kill and not before.
 bystander_start() { pair_start gamma delta "$T/by.out"; BY_PID=$PAIR_PID; }
 bystander_check() {
-    sleep 0.5
+    local t_kill
     ! grep -q '^gone' "$T/by.out" || { cat "$T/by.out" >&2; fail "$1: the VC gamma <-> delta went too"; }
-    kill -TERM "$BY_PID" 2>/dev/null || : # its other side then sees PEER_GONE and ends too
+    t_kill=$(now_ms)
+    pkill -TERM -P "$BY_PID" || fail "$1: no bystander on gamma to end" # (t_gone, its child)
     wait "$BY_PID" 2>/dev/null || :
+    hosts_wait_for 300 grep -q '^gone' "$T/by.out" ||
+        { cat "$T/by.out" >&2; fail "$1: the bystander's end on delta was not told of the end on gamma"; }
+    awk -v t="$t_kill" '$1 == "gone" && $3 < t { bad = 1 } END { exit bad }' "$T/by.out" ||
+        { cat "$T/by.out" >&2; fail "$1: the VC gamma <-> delta went before its end was killed"; }
     echo "$1: the VC between gamma and delta was untouched"
 }
 
@@ -79,8 +87,8 @@ gone_start
 hosts_link_down beta
 t0=$(($(now_ms) + 600))
 gone_check "beta's link cut" "$t0"
-bystander_check "beta's link cut"
 exchange gamma delta
+bystander_check "beta's link cut"
 hosts_link_up beta
 uplinks_up beta
 
@@ -90,8 +98,8 @@ gone_start
 t0=$(now_ms)
 pkill -KILL -f "an2d -d --socket $(fh_sock beta)" || fail "no an2d on beta to kill"
 gone_check "beta's an2d killed" "$t0"
-bystander_check "beta's an2d killed"
 exchange gamma delta
+bystander_check "beta's an2d killed"
 grep -q "VC to endpoint .* is gone: a link on the path went down" "$T/alpha.log" ||
     fail "alpha's log does not say why its VC went"
 echo "hosts_failures: ok"

@@ -14,10 +14,14 @@ fh_in rho env AN2_SOCKET="$(fh_sock rho)" AN2_SENDER_SOCKET_0="$(fh_sock alpha)"
     AN2_SENDER_SOCKET_1="$(fh_sock beta)" AN2_SENDER_SOCKET_2="$(fh_sock gamma)" \
     AN2_FANIN_SLOW_US=3000 "$TBIN/t_fanin" > "$T/fanin.out" 2>&1 &
 fanin=$!
-# while the receiver is slow, the senders' credits run out on every hop; meanwhile another
-# pair (xi on switch 1, a second endpoint on rho) exchanges over the same trunk and link
-sleep 1
-kill -0 "$fanin" 2>/dev/null || { cat "$T/fanin.out" >&2; fail "fan-in ended too soon to test"; }
+# while the receiver is slow, the senders' credits run out on every hop: switch 2, before the
+# receiver's link, holds cells of all three VCs; meanwhile another pair (xi on switch 1, a second
+# endpoint on rho) exchanges over the same trunk and link
+held() { # the VCs with cells held in switch 2
+    "$BIN/an2stat" --switch "$T/s2.ctl" 2>/dev/null | awk '$3 == "<->" && $8 > 0 { n++ } END { print n + 0 }'
+}
+hosts_wait_for 300 eval '(( $(held) >= 3 )) || ! kill -0 $fanin 2>/dev/null' || fail "switch 2 never held cells of the 3 fan-in VCs"
+kill -0 "$fanin" 2>/dev/null || { cat "$T/fanin.out" >&2; fail "fan-in ended before switch 2 held cells of its 3 VCs"; }
 fh_in xi env AN2_SOCKET="$(fh_sock xi)" AN2_PEER_SOCKET="$(fh_sock rho)" "$TBIN/t_exchange" ||
     fail "the second VC did not flow beside the stalled ones"
 kill -0 "$fanin" 2>/dev/null && echo "the exchange finished while the fan-in was still held back" ||

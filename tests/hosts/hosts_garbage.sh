@@ -9,14 +9,24 @@ fh_switch s1 sw
 fh_an2d alpha sw:7000
 fh_an2d beta sw:7000
 
-# send NAME BYTES...: mallory opens a link and writes the bytes (printf escapes), waits, closes
+# send NAME BYTES [WHY]: mallory opens a link, writes the bytes (printf escapes) and holds the
+# link open until the switch logs one more "link down: WHY" line (any reason if WHY is empty;
+# up to 30 s), then closes it; "-" for WHY: closes at once
+downs() { grep -c "link down: $1" "$T/s1.log" || :; }
 send() {
-    local name=$1
-    shift
+    local name=$1 why=${3:-} st=0
     # (the switch may drop the link while we write: that is no failure of ours)
+    # shellcheck disable=SC2016 # expanded by the inner shell
     fh_in mallory /bin/bash -c 'trap "" PIPE; exec 3<>/dev/tcp/sw/7000 || exit 1
-        printf "$1" >&3 2>/dev/null; sleep "$2"; exit 0' \
-        _ "$1" "${2:-0.3}" || fail "$name: could not reach the switch"
+        printf "$1" >&3 2>/dev/null
+        [[ $2 == - ]] && exit 0
+        for ((i = 0; i < 300; i++)); do
+            (($(grep -c "link down: $2" "$3" || :) > $4)) && exit 0
+            sleep 0.1
+        done
+        exit 2' _ "$2" "$why" "$T/s1.log" "$(downs "$why")" || st=$?
+    ((st != 1)) || fail "$name: could not reach the switch"
+    ((st == 0)) || fail "$name: the switch did not drop the link (no \"link down: $why\" in its log within 30 s)"
 }
 exchange() {
     fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$(fh_sock beta)" \
@@ -27,17 +37,17 @@ hello() { printf '\\x01\\x00\\x00\\x1c\\x41\\x4e\\x32\\x46\\x00\\x01\\x00\\x01%s
     '\x00\x00\x00\x00' '\x00\x00\x00\x00' "$1" "$2" '\x00\x01\x00\x00'; }
 
 # (the switch logs at most 5 link losses per 10 s: the one whose line is not checked is last)
-send silent "$(hello '\x00\x00\x00\x40' '\x00\x00\x00\xc8')" 1.5
+send silent "$(hello '\x00\x00\x00\x40' '\x00\x00\x00\xc8')" "silent past its keepalive"
 exchange silent
 send garbage "$(head -c 600 /dev/urandom | od -An -v -tx1 | tr -s ' \n' ' ' | sed 's/ \([0-9a-f][0-9a-f]\)/\\x\1/g')"
 exchange garbage
-send oversized '\x02\x00\xff\xff'"$(printf '\\x00%.0s' $(seq 64))"
+send oversized '\x02\x00\xff\xff'"$(printf '\\x00%.0s' $(seq 64))" "a malformed record"
 exchange oversized
-send "cells before HELLO" '\x02\x00\x00\x35'"$(printf '\\x00%.0s' $(seq 53))"
+send "cells before HELLO" '\x02\x00\x00\x35'"$(printf '\\x00%.0s' $(seq 53))" "a record before HELLO"
 exchange "cells before HELLO"
-send "window 0" "$(hello '\x00\x00\x00\x00' '\x00\x00\x00\xc8')"
+send "window 0" "$(hello '\x00\x00\x00\x00' '\x00\x00\x00\xc8')" "HELLO with values out of range"
 exchange "window 0"
-send "cut short" '\x01\x00\x00\x1c\x41\x4e\x32\x46\x00\x01' 0.1
+send "cut short" '\x01\x00\x00\x1c\x41\x4e\x32\x46\x00\x01' -
 exchange "cut short"
 
 kill -0 "$(cat "$T/s1.pid")" || fail "the switch died"

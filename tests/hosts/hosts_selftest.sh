@@ -102,7 +102,7 @@ hosts_up x y
 hosts_on_exit 'echo hook >>"$out.log"'
 hosts_exec x sleep 300 &
 inner=$!
-for _ in $(seq 50); do [[ -n $(ip netns pids "$(hosts_ns x)") ]] && break; sleep 0.1; done
+hosts_wait_for 300 eval '[[ -n $(ip netns pids "$(hosts_ns x)") ]]' || { echo "no process inside x" >&2; exit 3; }
 inodes=$(for n in /run/netns/"$HOSTS_PREFIX"*; do stat -L -c %i "$n"; done | tr '\n' ' ')
 printf '%s\n%s\n%s\n%s\n' "$HOSTS_PREFIX" "$HOSTS_STATE" "$inodes" "$inner" >"$out.info.tmp"
 mv "$out.info.tmp" "$out.info"
@@ -116,9 +116,11 @@ EOF
 # each child runs under a wrapper that records its pid and exit status (and keeps bash's
 # "Killed" notices out of the log)
 declare -A CHILD WRAP
+# (the limit counts from before hosts_up makes the hosts, five runs at once: well past that)
+LIMIT=12
 for mode in term errexit kill limit reap; do
     limit=40
-    [[ $mode == limit ]] && limit=4
+    [[ $mode == limit ]] && limit=$LIMIT
     {
         HOSTS_LIMIT=$limit bash "$T/child.sh" "$LIB" "$T/$mode" "$mode" 2>"$T/$mode.err" &
         echo $! >"$T/$mode.pid"
@@ -262,7 +264,7 @@ done
 kill -TERM "${CHILD[term]}"
 kill -KILL "${CHILD[kill]}"
 for mode in term errexit kill limit; do
-    hosts_wait_for 100 test -s "$T/$mode.st" || fail "child $mode still runs"
+    hosts_wait_for 300 test -s "$T/$mode.st" || fail "child $mode still runs"
     wait "${WRAP[$mode]}" || :
     st=$(<"$T/$mode.st")
     [[ -e $T/$mode.info ]] || fail "child $mode never got its hosts up: $(cat "$T/$mode.err")"
@@ -281,15 +283,16 @@ for mode in term errexit kill limit; do
     assert_clean "child $mode" "${info[0]}" "${info[1]}" "${info[2]}" "${info[3]}"
     ok "child $mode: exit $st, hooks/traps '${log//$'\n'/, }', nothing left"
 done
-grep -q "HOSTS_LIMIT=4s reached" "$T/limit.err" || fail "no HOSTS_LIMIT message: $(cat "$T/limit.err")"
+grep -q "HOSTS_LIMIT=${LIMIT}s reached" "$T/limit.err" || fail "no HOSTS_LIMIT message: $(cat "$T/limit.err")"
 
 # --- case 3: the shell and its watchdog both SIGKILLed: the next hosts_reap removes the rest ---
 
 hosts_wait_for 100 test -e "$T/reap.info" || fail "child reap did not get its hosts up: $(cat "$T/reap.err")"
 mapfile -t info <"$T/reap.info"
-kill -KILL "$(<"${info[1]}/watchdog")" "${CHILD[reap]}"
+wd=$(<"${info[1]}/watchdog")
+kill -KILL "$wd" "${CHILD[reap]}"
 wait "${WRAP[reap]}" || :
-sleep 0.3
+hosts_wait_for 100 eval '! alive "$wd"' || fail "the reap child's watchdog $wd outlived SIGKILL"
 by="hosts_reap"
 # (a concurrent run's hosts_up may have reaped it already: it calls hosts_reap too)
 [[ -e ${info[1]} ]] || by="a concurrent run's hosts_up"

@@ -8,11 +8,24 @@ command -v python3 >/dev/null || skip "python3 not installed"
 fh_up sw alpha beta gamma mallory
 KEEPALIVE_MS=1000   # the switch's: a peer not reading for 3 s is dropped
 fh_switch s1 sw --keepalive-ms "$KEEPALIVE_MS"
-for h in alpha beta gamma; do fh_an2d "$h" sw:7000; done
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$(cat "$T/s1.pid")/stat"; }
 first_ep() { awk '$1 == "ep" { print $2; exit }' "$1" 2>/dev/null; }
 has_ep() { [[ -n $(first_ep "$1") ]]; }
+
+# beta and gamma attach first, then the fake peer (on mallory), then alpha: the switch numbers
+# hosts by port, so the fake's endpoint is below alpha's, and its call follows the fabric's rule
+# (the lower endpoint calls, the higher one's an2d waits for the SETUP): whether the task on
+# alpha asks for the VC before the SETUP comes or after, the VC opens
+for h in beta gamma; do fh_an2d "$h" sw:7000; done
+mkfifo "$T/fake.in"
+# the fake peer: HELLO, its endpoint id, then it calls the endpoint it reads on stdin and stops
+# reading; it holds its end for 20 s at most
+fh_in mallory python3 "$FH_HERE/fake_link_peer.py" sw 7000 - 20 < "$T/fake.in" > "$T/fake.out" 2>&1 &
+fake=$!
+exec 6>"$T/fake.in"
+hosts_wait_for 100 has_ep "$T/fake.out" || { cat "$T/fake.out" >&2; fail "the fake peer did not say HELLO"; }
+fh_an2d alpha sw:7000
 
 # the sender on alpha, waiting for the peer's endpoint id on a fifo
 mkfifo "$T/flood.in"
@@ -20,25 +33,33 @@ fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_FLOOD_SECONDS=30 "$TBIN/t_floo
     < "$T/flood.in" > "$T/flood.out" 2>&1 &
 flood=$!
 exec 5>"$T/flood.in"
-hosts_wait_for 50 has_ep "$T/flood.out" || { cat "$T/flood.out" >&2; fail "t_flood did not start"; }
+hosts_wait_for 100 has_ep "$T/flood.out" || { cat "$T/flood.out" >&2; fail "t_flood did not start"; }
+(( $(first_ep "$T/fake.out") < $(first_ep "$T/flood.out") )) ||
+    fail "the fake peer's endpoint $(first_ep "$T/fake.out") is not below alpha's $(first_ep "$T/flood.out")"
 
-# the fake peer (on mallory) calls it, then stops reading; it holds its end for 20 s at most
-fh_in mallory python3 "$FH_HERE/fake_link_peer.py" sw 7000 "$(first_ep "$T/flood.out")" 20 \
-    > "$T/fake.out" 2>&1 &
-fake=$!
-hosts_wait_for 50 has_ep "$T/fake.out" || { cat "$T/fake.out" >&2; fail "the fake peer did not call"; }
-fh_switch_shows s1 "<->" || fail "the fake peer's SETUP made no call in the switch"
-sleep 0.3 # its SETUP reaches alpha's an2d, which holds it for the task's request
+# the fake calls the sender, the sender asks for the VC; no flood before this
 start=$(date +%s%N)
+echo "$(first_ep "$T/flood.out")" >&6
+exec 6>&-
 echo "$(first_ep "$T/fake.out")" >&5
 exec 5>&-
+hosts_wait_for 100 grep -q '^called' "$T/fake.out" || { cat "$T/fake.out" >&2; fail "the fake peer did not call"; }
+fh_switch_shows s1 "<->" || fail "the fake peer's SETUP made no call in the switch"
 
-# the flood fills the switch's output to the fake peer within a second; then nothing moves
-sleep 1
+# the flood fills the switch's output to the fake peer; then nothing moves: the call's cells out
+# stand still (two looks 0.3 s apart) with cells held in the switch
+call() { "$BIN/an2stat" --switch "$T/s1.ctl" 2>/dev/null | awk '$3 == "<->" { print $7, $8; exit }'; }
+stalled() {
+    local a b
+    a=$(call)
+    sleep 0.3
+    b=$(call)
+    [[ -n $a && $a == "$b" ]] && ((${b#* } > 0))
+}
+hosts_wait_for 100 stalled || fail "the flood toward the fake peer never stalled in the switch: $(call)"
 cpu0=$(ticks)
-sleep 1.5
+sleep 1.5 # (a window to measure the switch's CPU time in)
 cpu1=$(ticks)
-grep -q "stopped reading" "$T/s1.log" && fail "the link was dropped before 2.5 s (keepalive ${KEEPALIVE_MS} ms)"
 echo "switch CPU over 1.5 s of the stall: $((cpu1 - cpu0)) ticks"
 (( cpu1 - cpu0 < 30 )) || fail "the switch used $((cpu1 - cpu0)) ticks in 1.5 s of a stalled link: it spins"
 # another VC through the same switch, beside the stalled link
@@ -49,10 +70,19 @@ grep -q "stopped reading" "$T/s1.log" && echo "note: the exchange ended after th
 
 wait "$flood" || { cat "$T/flood.out" >&2; fail "the flooding sender got no PEER_GONE"; }
 cat "$T/flood.out"
-elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-# dropped within three keepalive periods of the output stopping (plus the second it took to
-# fill and a margin for a busy machine)
-(( elapsed_ms < 3 * KEEPALIVE_MS + 4000 )) || fail "the stalled link went only after $elapsed_ms ms"
+# when the switch dropped the link (its log's time of day, UTC), in ms after start: the output
+# stopped after start, so not before three keepalive periods; and within three keepalive
+# periods of the output stopping (plus the second it takes to fill and a margin for a busy
+# machine); the sender's own clock says the same of its PEER_GONE
+drop=$(awk '/link down: the other end stopped reading/ { split($1, t, ":"); print int((t[1] * 3600 + t[2] * 60 + t[3]) * 1000); exit }' "$T/s1.log")
+[[ -n $drop ]] || fail "the switch's log has no time for the drop"
+drop_ms=$(( (drop - start / 1000000 % 86400000 + 86400000) % 86400000 ))
+echo "the switch dropped the stalled link $drop_ms ms after the flood could begin"
+(( drop_ms >= 3 * KEEPALIVE_MS )) || fail "the link was dropped after $drop_ms ms, before 3 keepalive periods (${KEEPALIVE_MS} ms)"
+(( drop_ms < 3 * KEEPALIVE_MS + 4000 )) || fail "the stalled link went only after $drop_ms ms"
+gone_s=$(sed -nE 's/.*PEER_GONE after ([0-9.]+) s.*/\1/p' "$T/flood.out")
+awk -v s="$gone_s" -v lim=$((3 * KEEPALIVE_MS + 4000)) 'BEGIN { exit !(s != "" && s * 1000 < lim) }' ||
+    fail "the sender got PEER_GONE only after ${gone_s:-?} s"
 [[ $(grep -c "link down: the other end stopped reading" "$T/s1.log") == 1 ]] ||
     fail "the switch's log does not say once that the other end stopped reading"
 [[ $(grep -c "link down" "$T/s1.log") == 1 ]] || fail "another link than the stalled one went down"

@@ -25,8 +25,13 @@ PVMDS=()
 cleanup() {
 	local rc=$?
 	for p in "${PVMDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	sleep 0.5
-	for u in "${USERS[@]}"; do pkill -KILL -U "$u" 2>/dev/null || true; done
+	# the pvmds end (up to 5 s), then whatever of the uids is left is killed, and gone
+	for _ in $(seq 50); do pgrep -U "$(IFS=,; echo "${USERS[*]}")" -x pvmd >/dev/null || break; sleep 0.1; done
+	for _ in $(seq 50); do
+		pgrep -U "$(IFS=,; echo "${USERS[*]}")" >/dev/null || break
+		for u in "${USERS[@]}"; do pkill -KILL -U "$u" 2>/dev/null || true; done
+		sleep 0.1
+	done
 	if [ -n "$AN2D_PID" ]; then
 		kill -TERM "$AN2D_PID" 2>/dev/null || true
 		wait "$AN2D_PID" 2>/dev/null || true
@@ -54,9 +59,9 @@ as() {
 mkdir -m 755 "$SYS"
 "$BIN/an2d" --system --socket-dir "$SYS" --log-file "$T/an2d.log" &
 AN2D_PID=$!
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	"$BIN/an2stat" --summary >/dev/null 2>&1 && break
-	sleep 0.05
+	sleep 0.1
 done
 "$BIN/an2stat" --summary >/dev/null || fail "the system an2d does not answer"
 
@@ -68,7 +73,7 @@ for u in "${USERS[@]}"; do
 	PVMDS+=($!)
 done
 for u in "${USERS[@]}"; do
-	for _ in $(seq 100); do [ -s "$T/pvm.$u/pvmd.$u" ] && break; sleep 0.05; done
+	for _ in $(seq 300); do [ -s "$T/pvm.$u/pvmd.$u" ] && break; sleep 0.1; done
 	[ -s "$T/pvm.$u/pvmd.$u" ] || fail "uid $u's pvmd did not start: $(cat "$T/pvmd.$u.out")"
 done
 
