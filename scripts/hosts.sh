@@ -86,8 +86,9 @@
 #
 # Hosts that outlive the shell that made them (HOSTS_PERSIST=1, read by hosts_up): no traps, and
 # once hosts_up has finished the watchdog no longer watches the shell, only HOSTS_LIMIT (default
-# 604800 s, a week, for such a run), at which it tears the hosts down; hosts_reap leaves the run
-# alone (so does an older copy of this file: the watchdog still runs). A run whose shell dies
+# 604800 s, a week, for such a run, counted from the end of hosts_up), at which it tears the
+# hosts down; hosts_reap leaves the run alone (so does an older copy of this file: the watchdog
+# still runs). A run whose shell dies
 # during hosts_up goes as any other. HOSTS_TAG=TEXT (one line) is saved with the run so that its
 # maker finds it again even if it died before it could note HOSTS_STATE. Any later shell (root)
 # then uses it:
@@ -474,9 +475,13 @@ _hosts_watchdog() {
     owner=$(<"$dir/owner") limit=$(<"$dir/limit") || exit 1
     echo "$BASHPID" >"$dir/watchdog.tmp" && mv "$dir/watchdog.tmp" "$dir/watchdog" || exit 1
     deadline=$((SECONDS + limit)) max=$((limit * 4 + 8)) n=0
-    # (a persistent run, once up, is watched only for its time limit)
+    local up=0
+    # (a persistent run, once up, is watched only for its time limit, counted from then)
     while ((n++ < max && SECONDS < deadline)) && [[ -d $dir ]] &&
         { [[ -e $dir/persist && -e $dir/table ]] || _hosts_alive "$owner"; }; do
+        if ((!up)) && [[ -e $dir/persist && -e $dir/table ]]; then
+            up=1 deadline=$((SECONDS + limit)) n=0
+        fi
         _hosts_sleep 0.25
     done
     [[ -d $dir ]] || exit 0 # hosts_down ran
