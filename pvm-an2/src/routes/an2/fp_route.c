@@ -142,6 +142,29 @@ static void fp_route_close(struct route *t)
 	release_lingering(keep);
 }
 
+/* Sends the failed VCs' streams that had to wait while a route was being read. */
+static int fp_route_flush(struct route *t)
+{
+	fp_handover_flush(fp_of(t), NULL);
+	return 0;
+}
+
+/* A message from tid (-1: any) was lost: PvmSysErr, once (fp_order.c, fp_handover_rx.c). */
+static int fp_route_recv_error(struct route *t, int tid)
+{
+	struct fp_route *r = fp_of(t);
+	if (!r->ep || !r->errors_pending)
+		return 0;
+	for (int i = 0; i < 64; i++)
+		for (struct peer *p = r->peers[i]; p; p = p->next)
+			if (p->error_pending && (tid == -1 || tid == p->tid)) {
+				p->error_pending = 0;
+				r->errors_pending--;
+				return PvmSysErr;
+			}
+	return 0;
+}
+
 static const struct route_ops fp_ops = {
 	.name = "an2",
 	.send = fp_route_send,

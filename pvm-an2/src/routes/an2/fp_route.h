@@ -203,16 +203,13 @@ static inline struct fp_route *fp_of(struct route *t)
 /* fp_peers.c */
 struct peer *fp_peer_find(struct fp_route *r, int tid);
 struct peer *fp_peer_get(struct fp_route *r, int tid);   /* creates; NULL when out of memory */
-int fp_route_peer_failed(struct route *t, int tid);      /* route_ops peer_failed */
 
 /* fp_negotiate.c */
 /* The peer, with a VC open or being opened, when a message to tid may use AN2; NULL for
  * the daemon route. Starts negotiation on the first message to a fast-path task. */
 struct peer *fp_negotiate_for_send(struct fp_route *r, int tid);
-int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m);   /* in FP_CTX: consumed */
-/* m to dst by the pvmd route itself (no other route is re-entered, no pump): 0 or < 0 */
-int fp_daemon_send(struct msg *m, int dst, int tag, int ctx);
-int fp_send_ctl(int tid, int tag, int value);   /* [value] in FP_CTX, so */
+void fp_negotiate_req(struct fp_route *r, int src, int value);   /* a peer's REQ */
+void fp_negotiate_nak(struct fp_route *r, int src);              /* a peer's NAK */
 int fp_poll_vc_answers(struct fp_route *r);
 void fp_vc_opened(struct fp_route *r, struct peer *p, const struct an2_vc_info *vi);
 
@@ -228,7 +225,6 @@ void fp_handover_capture(struct fp_route *r, struct peer *p);
 void fp_handover_flush(struct fp_route *r, struct peer *only);
 /* what was not sent yet is dropped: we are closing, or the peer has gone */
 void fp_handover_discard(struct fp_route *r, struct peer *p);
-int fp_route_flush(struct route *t);         /* route_ops flush */
 void fp_handover_pdu(struct fp_route *r, struct msg *m);     /* FP_TAG_PDU (consumed) */
 void fp_handover_end_msg(struct fp_route *r, int src, int value);   /* FP_TAG_END [value] */
 int fp_handover_gone_notice(struct fp_route *r, struct msg *m);   /* FP_TAG_GONE: 1 */
@@ -245,11 +241,27 @@ void fp_order_release(struct fp_route *r, struct peer *p, int force);
 void fp_order_exit_notices_check(struct fp_route *r);
 int fp_order_delivered(struct fp_route *r);   /* messages put on the queue since the last call */
 
-/* fp_order.c: route_ops send, carries, filter, recv_error */
+void fp_order_note(struct fp_route *r, int src, int need);   /* a peer's NOTE */
+/* A PvmTaskExit notice about exited, whose VC is open: held until its AN2 stream has ended. */
+void fp_order_hold_exit_notice(struct fp_route *r, struct peer *exited, struct msg *m);
+/* A daemon-route message from p after its REQ: held until what precedes it has come. */
+void fp_order_daemon_arrival(struct fp_route *r, struct peer *p, struct msg *m);
+
+/* fp_daemon_msg.c */
+/* m to dst by the pvmd route itself (no other route is re-entered, no pump): 0 or < 0 */
+int fp_daemon_send(struct msg *m, int dst, int tag, int ctx);
+int fp_send_ctl(int tid, int tag, int value);   /* [value] in FP_CTX, so */
+
+/* fp_send.c: route_ops send, carries */
 int fp_route_send(struct route *t, struct msg *m);
 int fp_route_carries(struct route *t, int tid);
+/* fp_filter.c: route_ops filter */
 int fp_route_filter(struct route *t, struct msg *m);
-int fp_route_recv_error(struct route *t, int tid);
+/* fp_peer_gone.c: route_ops peer_failed */
+int fp_route_peer_failed(struct route *t, int tid);
+/* fp_progress.c: route_ops progress and pollfds */
+int fp_route_progress(struct route *t);
+int fp_route_pollfds(struct route *t, struct pollfd *fds, int max);
 
 /* fp_tx.c */
 int fp_tx_init(struct fp_route *r, uint32_t slots);   /* 0, or -1 out of memory */
@@ -292,15 +304,14 @@ int fp_rel_poll_ms(struct fp_route *r);   /* -1, or how soon a timer needs a loo
  * final set, every open VC sends an ACK (what we took, and how many PDUs we sent). */
 int fp_rel_leaving(struct fp_route *r, int final);
 
-/* fp_rx.c: route_ops progress and pollfds */
+/* fp_rx.c */
 int fp_post_rx(struct fp_route *r, struct peer *p);
+void fp_rx_report(struct fp_route *r, struct peer *p, const struct an2_report *rep);
 void fp_hdr_to_host(struct pdu_hdr *h);
 /* A DATA PDU taken in order joins its message (f: its data or NULL; taken): NULL or why not */
 const char *fp_rx_assemble(struct fp_route *r, struct peer *p, const struct pdu_hdr *h,
                            struct frag *f);
 struct frag *fp_rx_copy_frag(struct fp_route *r, const char *data, uint32_t n);   /* or NULL */
-int fp_route_progress(struct route *t);
-int fp_route_pollfds(struct route *t, struct pollfd *fds, int max);
 
 /* fp_wait.c: route_ops others_due, poll_ms_max, idle, woke, busy, wait_over */
 int fp_wait_others_due(struct route *t, int ready);
