@@ -1,7 +1,15 @@
 /* fp_daemon_msg.c — the AN2 route's own messages through the pvmd route. */
 /* Sent by the pvmd route itself (lpvm_daemon_send): no other route is re-entered and no input
  * is pumped, so that they may go from inside a route's send or progress. */
-#include "fp_route.h"
+#include "fp_daemon_msg.h"
+
+#include <pvm3.h>
+
+#include "codec.h"
+#include "fp_state.h"
+#include "lib_state.h"
+#include "msg.h"
+#include "route_set.h"
 
 int fp_daemon_send(struct msg *m, int dst, int tag, int ctx)
 {

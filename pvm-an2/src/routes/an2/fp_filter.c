@@ -1,7 +1,19 @@
 /* fp_filter.c — what the AN2 route takes from the messages that arrived by any route. */
 /* Its control messages from peers and the pvmd (FP_CTX), PvmTaskExit notices held until the
  * peer's AN2 stream has ended, and daemon-route messages held for per-sender order. */
-#include "fp_route.h"
+#include "fp_filter.h"
+
+#include <pvm3.h>
+
+#include "codec.h"
+#include "errors.h"
+#include "fp_handover_rx.h"
+#include "fp_negotiate.h"
+#include "fp_order.h"
+#include "fp_peers.h"
+#include "fp_state.h"
+#include "msg.h"
+#include "pvm_ids.h"
 
 /* A control message from a task through the daemon route (consumed): REQ, NAK, NOTE, and a
  * failed VC's PDU and END. */

@@ -5,7 +5,19 @@
  * ones wait for the END. A peer that dies meanwhile sends no END: the pvmd's notice, asked for
  * when the VC failed (FP_TAG_GONE), ends the wait, and a message of its that was cut short is
  * then reported lost, as a receive error. */
-#include "fp_route.h"
+#include "fp_handover_rx.h"
+
+#include <pvm3.h>
+
+#include "codec.h"
+#include "errors.h"
+#include "fp_order.h"
+#include "fp_pair_fail.h"
+#include "fp_peers.h"
+#include "fp_rx.h"
+#include "fp_state.h"
+#include "msg.h"
+#include "pvm_ids.h"
 
 #include <stdlib.h>
 #include <string.h>

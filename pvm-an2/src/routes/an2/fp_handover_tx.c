@@ -6,7 +6,17 @@
  * (FP_TAG_GONE), which ends that wait should it die (fp_handover_rx.c). The VC fails while a
  * route is being read: its PDUs are copied then, and sent from the next flush (where no route
  * is being read), or before the next message to that peer. */
-#include "fp_route.h"
+#include "fp_handover_tx.h"
+
+#include <pvm3.h>
+
+#include "codec.h"
+#include "errors.h"
+#include "fp_daemon_msg.h"
+#include "fp_state.h"
+#include "lib_state.h"
+#include "msg.h"
+#include "pvm_ids.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,20 @@
 /* fp_negotiate.c — the AN2 route's VC set-up with a peer. */
 /* The registry look-up, REQ/NAK through the daemon route (reserved context FP_CTX), the
  * driver's VC rendezvous, and a peer's REQ and NAK. */
-#include "fp_route.h"
+#include "fp_negotiate.h"
+
+#include "clock.h"
+#include "errors.h"
+#include "fp_daemon_msg.h"
+#include "fp_order.h"
+#include "fp_pair_fail.h"
+#include "fp_peers.h"
+#include "fp_reliable.h"
+#include "fp_rx.h"
+#include "fp_state.h"
+#include "lib_state.h"
+#include "pvm_ids.h"
+#include "route_set.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -7,7 +7,14 @@
  * PvmTaskExit notice about a peer whose VC is still open waits likewise until that peer's AN2
  * stream has ended (PEER_GONE comes after its last cell), so that it never overtakes the peer's
  * last messages. */
-#include "fp_route.h"
+#include "fp_order.h"
+
+#include "clock.h"
+#include "errors.h"
+#include "fp_peers.h"
+#include "fp_state.h"
+#include "msg.h"
+#include "rxqueue.h"
 
 #include <stdlib.h>
 

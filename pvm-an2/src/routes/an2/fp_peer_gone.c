@@ -1,5 +1,11 @@
-/* fp_peer_gone.c — the pvmd says a task or host has gone: the AN2 route forgets its peers there. */
-#include "fp_route.h"
+/* fp_peer_gone.c — the pvmd says a task or host has gone: the AN2 route forgets its peers. */
+#include "fp_peer_gone.h"
+
+#include "fp_handover_rx.h"
+#include "fp_handover_tx.h"
+#include "fp_pair_fail.h"
+#include "fp_state.h"
+#include "pvm_ids.h"
 
 #include <stdlib.h>
 

@@ -1,7 +1,9 @@
 /* fp_peers.c — the AN2 route's peers, found by tid. */
 /* One peer per task the route exchanges messages with (forgotten once its task has gone:
  * fp_peer_gone.c). */
-#include "fp_route.h"
+#include "fp_peers.h"
+
+#include "fp_state.h"
 
 #include <stdlib.h>
 

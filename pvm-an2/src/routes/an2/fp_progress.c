@@ -2,7 +2,16 @@
 /* Transmit reports give blocks back (fp_tx_desc.c), receive reports bring PDUs (fp_rx.c), a VC
  * report ends a pair; then resends and timers, held exit notices, VCs opened meanwhile, and the
  * loss of an2d. The report ring is read without a system call. */
-#include "fp_route.h"
+#include "fp_progress.h"
+
+#include "errors.h"
+#include "fp_negotiate.h"
+#include "fp_order.h"
+#include "fp_pair_fail.h"
+#include "fp_reliable.h"
+#include "fp_rx.h"
+#include "fp_state.h"
+#include "fp_tx_desc.h"
 
 #include <errno.h>
 

@@ -1,8 +1,27 @@
 /* fp_route.c — the AN2 route's life and the operations table the core calls. */
 /* Opening the endpoint and registering our tid, quiescing at exit, closing (an area still in
- * use by messages lingers until they are freed). */
-#include "fp_route.h"
+ * use by messages lingers until they are freed). The operations are the parts' own: sending
+ * (fp_send.c), what arrived (fp_filter.c), progress (fp_progress.c), waiting (fp_wait.c), a
+ * peer gone (fp_peer_gone.c); this file calls them, and they call nothing here. */
+#include <pvm3.h>
+
+#include "clock.h"
+#include "errors.h"
+#include "fp_filter.h"
+#include "fp_handover_tx.h"
+#include "fp_negotiate.h"
+#include "fp_peer_gone.h"
+#include "fp_progress.h"
+#include "fp_reliable.h"
+#include "fp_send.h"
+#include "fp_state.h"
+#include "fp_tx_desc.h"
+#include "fp_wait.h"
+#include "frag.h"
+#include "lib_state.h"
+#include "msg.h"
 #include "route_providers.h"
+#include "route_set.h"
 
 #include <sched.h>
 #include <stdlib.h>

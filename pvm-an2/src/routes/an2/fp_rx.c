@@ -1,7 +1,16 @@
 /* fp_rx.c — the AN2 route's receive side: posted buffers, receive reports, reassembly. */
 /* Receive buffers posted per VC become a message's fragments; PDUs that fp_reliable.c takes
  * (the next in order) are reassembled into messages, which go to fp_order.c. */
-#include "fp_route.h"
+#include "fp_rx.h"
+
+#include "clock.h"
+#include "fp_order.h"
+#include "fp_pair_fail.h"
+#include "fp_reliable.h"
+#include "fp_state.h"
+#include "frag.h"
+#include "lib_state.h"
+#include "msg.h"
 
 #include <arpa/inet.h>
 

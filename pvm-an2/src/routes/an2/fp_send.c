@@ -1,7 +1,19 @@
-/* fp_send.c — the AN2 route's send: by AN2 to a peer whose VC is open, else announced for order. */
+/* fp_send.c — the AN2 route's send: over the VC when open, else announced for order. */
 /* A message to a fast-path task goes over its VC once open (negotiated on the first message);
  * one that takes the daemon route after AN2 messages is preceded by a NOTE there (fp_order.c). */
-#include "fp_route.h"
+#include "fp_send.h"
+
+#include <pvm3.h>
+
+#include "fp_daemon_msg.h"
+#include "fp_handover_tx.h"
+#include "fp_negotiate.h"
+#include "fp_peers.h"
+#include "fp_state.h"
+#include "fp_tx.h"
+#include "lib_state.h"
+#include "msg.h"
+#include "pvm_ids.h"
 
 /* 0: sent over AN2; ROUTE_PASS: the pvmd route takes it (after a NOTE when order needs one). */
 int fp_route_send(struct route *t, struct msg *m)

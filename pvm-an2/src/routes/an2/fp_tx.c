@@ -2,7 +2,17 @@
 /* Headers and small messages are copied into area blocks; each descriptor holds its blocks
  * until its report (fp_tx_desc.c), and fp_reliable.c holds them again until the peer
  * acknowledges the PDU; waiting for transmit room keeps the pvmd socket drained. */
-#include "fp_route.h"
+#include "fp_tx.h"
+
+#include "clock.h"
+#include "fp_pair_fail.h"
+#include "fp_progress.h"
+#include "fp_reliable.h"
+#include "fp_state.h"
+#include "fp_tx_desc.h"
+#include "lib_state.h"
+#include "msg.h"
+#include "route_set.h"
 
 #include <arpa/inet.h>
 

@@ -1,7 +1,10 @@
 /* fp_tx_desc.c — the AN2 route's transmit descriptors in flight and the blocks each holds. */
 /* One record per descriptor posted (its cookie - 1), holding its blocks referenced until its
  * TX report comes back; counted per VC for the retransmission timer (fp_reliable.c). */
-#include "fp_route.h"
+#include "fp_tx_desc.h"
+
+#include "fp_pair_fail.h"
+#include "fp_state.h"
 
 #include <errno.h>
 #include <stdlib.h>
