@@ -11,7 +11,9 @@
 #include <stdio.h>
 
 #include "codec.h"
-#include "fp_route.h"
+#include "fp_peers.h"
+#include "fp_send.h"
+#include "fp_state.h"
 #include "lib_state.h"
 #include "msg.h"
 #include "route.h"

@@ -13,7 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fp_route.h"
+#include "clock.h"
+#include "errors.h"
+#include "fp_pair_fail.h"
+#include "fp_reliable.h"
+#include "fp_state.h"
+#include "fp_tx_desc.h"
 
 /* ---- stubs for what fp_reliable.c calls ---- */
 static long long sim_now_us = 1000000;

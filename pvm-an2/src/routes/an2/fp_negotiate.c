@@ -1,7 +1,20 @@
 /* fp_negotiate.c — the AN2 route's VC set-up with a peer. */
 /* The registry look-up, REQ/NAK through the daemon route (reserved context FP_CTX), the
- * driver's VC rendezvous, and the control messages peers send through the daemon route. */
-#include "fp_route.h"
+ * driver's VC rendezvous, and a peer's REQ and NAK. */
+#include "fp_negotiate.h"
+
+#include "clock.h"
+#include "errors.h"
+#include "fp_daemon_msg.h"
+#include "fp_order.h"
+#include "fp_pair_fail.h"
+#include "fp_peers.h"
+#include "fp_reliable.h"
+#include "fp_rx.h"
+#include "fp_state.h"
+#include "lib_state.h"
+#include "pvm_ids.h"
+#include "route_set.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -21,27 +34,6 @@
 #define ANSWERS_POLL_US 200      /* then each send looks at most this often whether the VC
                                   * has opened (a sender that only sends makes no progress
                                   * call that would) */
-
-int fp_daemon_send(struct msg *m, int dst, int tag, int ctx)
-{
-	if (!m)
-		return PvmNoMem;
-	m->dst = dst;
-	m->tag = tag;
-	m->ctx = ctx;
-	m->src = lpvm.mytid;
-	return lpvm_daemon_send(m);
-}
-
-int fp_send_ctl(int tid, int tag, int value)
-{
-	struct msg *m = msg_new(ENC_XDR);
-	int cc = m ? lpvm_pack_int(m, value) : PvmNoMem;
-	if (!cc)
-		cc = fp_daemon_send(m, tid, tag, FP_CTX);
-	msg_free(m);
-	return cc;
-}
 
 static void start_vc(struct fp_route *r, struct peer *p)
 {
@@ -179,66 +171,45 @@ int fp_poll_vc_answers(struct fp_route *r)
 	}
 }
 
-/* REQ, NAK, NOTE, and a failed VC's PDU and END, from a task through the daemon route. */
-int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m)
+/* A peer's REQ through the daemon route: its AN2 stream to us starts here, and it asks for a
+ * VC to its endpoint (value); answered by our side of the VC, or NAK. */
+void fp_negotiate_req(struct fp_route *r, int src, int value)
 {
-	if (m->tag == FP_TAG_PDU) {
-		fp_handover_pdu(r, m);
-		return 1;
+	struct peer *p = r->ep ? fp_peer_get(r, src) : NULL;
+	if (!p || !r->active) {
+		fp_send_ctl(src, FP_TAG_NAK, 0);
+		return;
 	}
-	int value = 0;
-	msg_rewind(m);
-	int bad = lpvm_unpack_int(m, &value) != 0;
-	int src = m->src, tag = m->tag;
-	msg_free(m);
-	if (bad) {
-		lpvm_log("AN2 fast path: malformed control message %d from t%x dropped", tag,
-		         (unsigned)src);
-		return 1;
-	}
-	struct peer *p = !r->ep ? NULL : tag == FP_TAG_REQ ? fp_peer_get(r, src) : fp_peer_find(r, src);
-	if (tag == FP_TAG_REQ) {
-		if (!p || !r->active) {
-			fp_send_ctl(src, FP_TAG_NAK, 0);
-			return 1;
-		}
-		if (p->ep_id && p->ep_id != (uint32_t)value && p->state == PEER_DEAD) {
-			/* a new task with an old tid: start afresh */
-			fp_order_release(r, p, 1);
-			p->state = PEER_UNKNOWN;
-			p->req_sent = 0;
-		}
+	if (p->ep_id && p->ep_id != (uint32_t)value && p->state == PEER_DEAD) {
+		/* a new task with an old tid: start afresh */
 		fp_order_release(r, p, 1);
-		p->req_seen = 1;
-		p->an2_deliv = p->dmn_deliv = 0;
-		p->note_pending = 0;
-		p->ep_id = (uint32_t)value;
-		if (p->state == PEER_DEAD) {
-			/* its VC came, carried messages and ended before this REQ (a task that sent
-			 * and left at once): what it sent is delivered now, then no new pair */
-			fp_order_release(r, p, 1);
-			fp_send_ctl(src, FP_TAG_NAK, 0);
-			return 1;
-		}
-		start_vc(r, p);
-		if (p->state == PEER_DEAD)
-			fp_send_ctl(src, FP_TAG_NAK, 0);
-		fp_order_release(r, p, 0);   /* AN2 messages that came before the REQ */
-	} else if (tag == FP_TAG_NAK) {
-		if (p && p->state != PEER_DEAD && p->state != PEER_OPEN) {
-			lpvm_log("AN2 fast path: t%x declined a VC: daemon route", (unsigned)src);
-			fp_peer_fail(r, p, NULL);
-		}
-	} else if (tag == FP_TAG_END) {
-		fp_handover_end_msg(r, src, value);
-	} else if (tag == FP_TAG_NOTE) {
-		if (p && p->req_seen) {   /* (also after a failure: it tells what was lost) */
-			p->note_pending = 1;
-			p->note_need = (uint32_t)value;
-		}
-	} else {
-		lpvm_log("AN2 fast path: unknown control message %d from t%x dropped", tag,
-		         (unsigned)src);
+		p->state = PEER_UNKNOWN;
+		p->req_sent = 0;
 	}
-	return 1;
+	fp_order_release(r, p, 1);
+	p->req_seen = 1;
+	p->an2_deliv = p->dmn_deliv = 0;
+	p->note_pending = 0;
+	p->ep_id = (uint32_t)value;
+	if (p->state == PEER_DEAD) {
+		/* its VC came, carried messages and ended before this REQ (a task that sent
+		 * and left at once): what it sent is delivered now, then no new pair */
+		fp_order_release(r, p, 1);
+		fp_send_ctl(src, FP_TAG_NAK, 0);
+		return;
+	}
+	start_vc(r, p);
+	if (p->state == PEER_DEAD)
+		fp_send_ctl(src, FP_TAG_NAK, 0);
+	fp_order_release(r, p, 0);   /* AN2 messages that came before the REQ */
+}
+
+/* A peer's NAK: it cannot use AN2 with us, the pair takes the daemon route. */
+void fp_negotiate_nak(struct fp_route *r, int src)
+{
+	struct peer *p = r->ep ? fp_peer_find(r, src) : NULL;
+	if (p && p->state != PEER_DEAD && p->state != PEER_OPEN) {
+		lpvm_log("AN2 fast path: t%x declined a VC: daemon route", (unsigned)src);
+		fp_peer_fail(r, p, NULL);
+	}
 }

@@ -1,4 +1,4 @@
-/* fp_order.c — the AN2 route's per-sender order across a route switch, and its send/filter. */
+/* fp_order.c — the AN2 route's per-sender order across a route switch. */
 /* Each direction of a pair counts, from its REQ on (which marks the switch in the daemon
  * stream), the messages it sent by each route. An AN2 message carries how many daemon-route
  * messages preceded it; a daemon-route message that follows AN2 ones is announced by a NOTE
@@ -7,7 +7,14 @@
  * PvmTaskExit notice about a peer whose VC is still open waits likewise until that peer's AN2
  * stream has ended (PEER_GONE comes after its last cell), so that it never overtakes the peer's
  * last messages. */
-#include "fp_route.h"
+#include "fp_order.h"
+
+#include "clock.h"
+#include "errors.h"
+#include "fp_peers.h"
+#include "fp_state.h"
+#include "msg.h"
+#include "rxqueue.h"
 
 #include <stdlib.h>
 
@@ -125,32 +132,28 @@ void fp_order_an2_arrival(struct fp_route *r, struct peer *p, struct msg *m,
 	fp_order_release(r, p, 0);
 }
 
-int fp_route_filter(struct route *t, struct msg *m)
+/* A peer's NOTE: its next daemon-route message follows its AN2 message #need. */
+void fp_order_note(struct fp_route *r, int src, int need)
 {
-	struct fp_route *r = fp_of(t);
-	if (m->ctx == FP_CTX && TID_IS_TASK(m->src))
-		return fp_handle_daemon_ctl(r, m);
-	if (m->ctx == FP_CTX && m->tag == FP_TAG_GONE)   /* the pvmd's notice we asked for */
-		return fp_handover_gone_notice(r, m);
-	if (!r->ep)
-		return 0;
-	/* a pvmd's PvmTaskExit notice (the core tells them from a cancel's answer) about a peer
-	 * whose VC is open waits for the end of its AN2 stream */
-	struct peer *exited = TID_IS_TASK(m->gone_tid) ? fp_peer_find(r, m->gone_tid) : NULL;
-	if (exited && exited->state == PEER_OPEN) {
-		int first = !exited->xh_head;
-		hold(r, &exited->xh_head, &exited->xh_tail, m, 0);   /* delivers it if it cannot */
-		if (first && exited->xh_head) {
-			exited->exit_wait_us = lpvm_now_us();
-			r->exit_notices_held++;
-		}
-		return 1;
+	struct peer *p = r->ep ? fp_peer_find(r, src) : NULL;
+	if (p && p->req_seen) {   /* (also after a failure: it tells what was lost) */
+		p->note_pending = 1;
+		p->note_need = (uint32_t)need;
 	}
-	if (!TID_IS_TASK(m->src) || lpvm_is_sysctx(m->ctx))
-		return 0;
-	struct peer *p = fp_peer_find(r, m->src);
-	if (!p || !p->req_seen)
-		return 0;   /* its messages before its REQ: daemon route only, in order */
+}
+
+void fp_order_hold_exit_notice(struct fp_route *r, struct peer *exited, struct msg *m)
+{
+	int first = !exited->xh_head;
+	hold(r, &exited->xh_head, &exited->xh_tail, m, 0);   /* delivers it if it cannot */
+	if (first && exited->xh_head) {
+		exited->exit_wait_us = lpvm_now_us();
+		r->exit_notices_held++;
+	}
+}
+
+void fp_order_daemon_arrival(struct fp_route *r, struct peer *p, struct msg *m)
+{
 	uint32_t need = p->note_pending ? p->note_need : 0;
 	p->note_pending = 0;
 	int ended = p->state == PEER_DEAD && !p->await_end;   /* (else its END is to come) */
@@ -160,66 +163,4 @@ int fp_route_filter(struct route *t, struct msg *m)
 	}
 	hold(r, &p->hd_head, &p->hd_tail, m, need);
 	fp_order_release(r, p, ended);
-	return 1;
-}
-
-/* 0: sent over AN2; ROUTE_PASS: the pvmd route takes it (after a NOTE when order needs one). */
-int fp_route_send(struct route *t, struct msg *m)
-{
-	struct fp_route *r = fp_of(t);
-	int dst = m->dst;
-	if (!r->ep || !TID_IS_TASK(dst) || lpvm_is_sysctx(m->ctx))
-		return ROUTE_PASS;
-	if (r->handovers_due)   /* failed VCs' streams go before anything newer */
-		fp_handover_flush(r, NULL);
-	struct peer *p;
-	if (lpvm.route_opt == PvmDontRoute) {   /* as stock: request no route; but a pair that
-	                                          * has one still announces this message */
-		p = fp_peer_find(r, dst);
-		if (p && p->state != PEER_OPEN && p->state != PEER_PENDING)
-			p = NULL;
-	} else if (!r->active) {   /* an2d gone: no new pair, but one that sent by AN2 announces */
-		p = fp_peer_find(r, dst);
-		if (p && !p->req_sent)
-			p = NULL;
-	} else {
-		p = fp_negotiate_for_send(r, dst);
-	}
-	if (!p)
-		return ROUTE_PASS;
-	if (p->state == PEER_OPEN && r->active && lpvm.route_opt != PvmDontRoute) {
-		int cc = fp_send_msg(r, p, m);
-		if (cc <= 0)
-			return cc;
-		fp_handover_flush(r, p);   /* its VC failed meanwhile: that stream goes first */
-	}
-	/* the daemon route; after AN2 messages, announce how many went before this one */
-	if (p->an2_sent) {   /* (by the pvmd route itself: we are inside a route's send) */
-		int cc = fp_send_ctl(dst, FP_TAG_NOTE, (int)p->an2_sent);
-		if (cc < 0)
-			return cc;
-	}
-	p->dmn_sent++;
-	return ROUTE_PASS;
-}
-
-int fp_route_carries(struct route *t, int tid)
-{
-	struct fp_route *r = fp_of(t);
-	return r->ep && TID_IS_TASK(tid) && fp_negotiate_for_send(r, tid) != NULL;
-}
-
-int fp_route_recv_error(struct route *t, int tid)
-{
-	struct fp_route *r = fp_of(t);
-	if (!r->ep || !r->errors_pending)
-		return 0;
-	for (int i = 0; i < 64; i++)
-		for (struct peer *p = r->peers[i]; p; p = p->next)
-			if (p->error_pending && (tid == -1 || tid == p->tid)) {
-				p->error_pending = 0;
-				r->errors_pending--;
-				return PvmSysErr;
-			}
-	return 0;
 }

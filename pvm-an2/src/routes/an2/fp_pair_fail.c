@@ -1,8 +1,14 @@
 /* fp_pair_fail.c — a pair stops using AN2: its VC closes, its stream goes on by the pvmd route. */
 /* Called on any failure (an2d gone, a link cut, a silent or misbehaving peer, a refused VC)
  * and when the peer has gone: what the peer has not acknowledged is handed over
- * (fp_handover.c), and messages held for order are released (fp_order.c). */
-#include "fp_route.h"
+ * (fp_handover_tx.c), and messages held for order are released (fp_order.c). */
+#include "fp_pair_fail.h"
+
+#include "errors.h"
+#include "fp_handover_tx.h"
+#include "fp_order.h"
+#include "fp_reliable.h"
+#include "fp_state.h"
 
 void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why)
 {

@@ -1,6 +1,9 @@
-/* fp_peers.c — the AN2 route's peers, found by tid, and forgotten when their task has gone. */
-/* One peer per task the route exchanges messages with, forgotten once its task has gone. */
-#include "fp_route.h"
+/* fp_peers.c — the AN2 route's peers, found by tid. */
+/* One peer per task the route exchanges messages with (forgotten once its task has gone:
+ * fp_peer_gone.c). */
+#include "fp_peers.h"
+
+#include "fp_state.h"
 
 #include <stdlib.h>
 
@@ -25,42 +28,4 @@ struct peer *fp_peer_get(struct fp_route *r, int tid)
 	p->next = r->peers[(unsigned)tid % 64];
 	r->peers[(unsigned)tid % 64] = p;
 	return p;
-}
-
-/* Whether p is tid, or a task of the host tid names (tid: a pvmd's). */
-static int peer_is(const struct peer *p, int tid)
-{
-	return TID_IS_PVMD(tid) ? (p->tid & TIDHOST) == (tid & TIDHOST) : p->tid == tid;
-}
-
-/* The pvmd says the task tid, or every task of a host, has gone. A pair whose VC is open keeps
- * it until its PEER_GONE report, which an2d sends after the last cell that task sent: closing
- * it now could lose what is still on its way to us (and would wait on an an2d that no longer
- * answers); the failure path runs then. Any other pair fails now as a peer that vanished does
- * (quietly: a VC being opened is cancelled, messages held for order are delivered), and the
- * peer is forgotten unless something of it is still to come out (a receive error, messages
- * held): a new task that gets the same tid starts afresh. */
-int fp_route_peer_failed(struct route *t, int tid)
-{
-	struct fp_route *r = fp_of(t);
-	if (!r->ep)
-		return 0;
-	for (int i = 0; i < 64; i++)
-		for (struct peer **pp = &r->peers[i]; *pp;) {
-			struct peer *p = *pp;
-			if (!peer_is(p, tid) || (p->state == PEER_OPEN && !r->gone)) {
-				pp = &p->next;
-				continue;
-			}
-			fp_peer_fail(r, p, NULL);
-			fp_handover_end(r, p, NULL);   /* (if it had a VC: its stream ends here, */
-			fp_handover_discard(r, p);     /* and ours to it has nobody to go to) */
-			if (p->error_pending || p->hd_head || p->ha_head || p->xh_head) {
-				pp = &p->next;
-				continue;
-			}
-			*pp = p->next;
-			free(p);
-		}
-	return 0;
 }

@@ -1,8 +1,27 @@
 /* fp_route.c — the AN2 route's life and the operations table the core calls. */
 /* Opening the endpoint and registering our tid, quiescing at exit, closing (an area still in
- * use by messages lingers until they are freed). */
-#include "fp_route.h"
+ * use by messages lingers until they are freed). The operations are the parts' own: sending
+ * (fp_send.c), what arrived (fp_filter.c), progress (fp_progress.c), waiting (fp_wait.c), a
+ * peer gone (fp_peer_gone.c); this file calls them, and they call nothing here. */
+#include <pvm3.h>
+
+#include "clock.h"
+#include "errors.h"
+#include "fp_filter.h"
+#include "fp_handover_tx.h"
+#include "fp_negotiate.h"
+#include "fp_peer_gone.h"
+#include "fp_progress.h"
+#include "fp_reliable.h"
+#include "fp_send.h"
+#include "fp_state.h"
+#include "fp_tx_desc.h"
+#include "fp_wait.h"
+#include "frag.h"
+#include "lib_state.h"
+#include "msg.h"
 #include "route_providers.h"
+#include "route_set.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -140,6 +159,29 @@ static void fp_route_close(struct route *t)
 	r->next_lingering = keep->lingering;
 	keep->lingering = r;
 	release_lingering(keep);
+}
+
+/* Sends the failed VCs' streams that had to wait while a route was being read. */
+static int fp_route_flush(struct route *t)
+{
+	fp_handover_flush(fp_of(t), NULL);
+	return 0;
+}
+
+/* A message from tid (-1: any) was lost: PvmSysErr, once (fp_order.c, fp_handover_rx.c). */
+static int fp_route_recv_error(struct route *t, int tid)
+{
+	struct fp_route *r = fp_of(t);
+	if (!r->ep || !r->errors_pending)
+		return 0;
+	for (int i = 0; i < 64; i++)
+		for (struct peer *p = r->peers[i]; p; p = p->next)
+			if (p->error_pending && (tid == -1 || tid == p->tid)) {
+				p->error_pending = 0;
+				r->errors_pending--;
+				return PvmSysErr;
+			}
+	return 0;
 }
 
 static const struct route_ops fp_ops = {

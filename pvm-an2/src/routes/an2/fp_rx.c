@@ -1,8 +1,16 @@
-/* fp_rx.c — the AN2 route's receive side: posted buffers, reassembly, the report ring. */
+/* fp_rx.c — the AN2 route's receive side: posted buffers, receive reports, reassembly. */
 /* Receive buffers posted per VC become a message's fragments; PDUs that fp_reliable.c takes
- * (the next in order) are reassembled into messages; the report ring is read without a system
- * call; the loss of an2d. */
-#include "fp_route.h"
+ * (the next in order) are reassembled into messages, which go to fp_order.c. */
+#include "fp_rx.h"
+
+#include "clock.h"
+#include "fp_order.h"
+#include "fp_pair_fail.h"
+#include "fp_reliable.h"
+#include "fp_state.h"
+#include "frag.h"
+#include "lib_state.h"
+#include "msg.h"
 
 #include <arpa/inet.h>
 
@@ -180,24 +188,10 @@ static void pdu_arrived(struct fp_route *r, struct peer *p, char *b, uint32_t le
 	}
 }
 
-static void report(struct fp_route *r, const struct an2_report *rep)
+/* A receive report on p's VC (p NULL: nobody's now): the buffer comes back with a PDU or an
+ * error, and another is posted. */
+void fp_rx_report(struct fp_route *r, struct peer *p, const struct an2_report *rep)
 {
-	if (rep->kind == AN2_REPORT_TX) {
-		fp_tx_complete(r, rep->cookie);
-		return;
-	}
-	struct peer *p = rep->vc < r->max_vcs ? r->vc_peer[rep->vc] : NULL;
-	if (rep->kind == AN2_REPORT_VC) {
-		/* an2d reports the peer's end gone after every cell it sent has arrived. In the
-		 * middle of a message, the peer lives and hands the rest over by the daemon route
-		 * (its VC failed) or it died (the message is lost: fp_handover.c). Between messages
-		 * (it left, or was killed while idle) the pair falls back quietly, and PvmTaskExit
-		 * tells the application as with stock PVM. */
-		int died = p && (p->partial || p->rel.rx_gap);
-		if (p && rep->status == AN2_STATUS_PEER_GONE)
-			fp_peer_fail(r, p, died ? "the peer's end vanished" : NULL);
-		return;
-	}
 	uint64_t off = rep->cookie - 1;
 	if (rep->cookie == 0 || off + POOL_MAX_BLOCK > an2_buf_size(r->ep))
 		return;   /* not a buffer of ours: the controller is not trusted */
@@ -220,61 +214,5 @@ static void report(struct fp_route *r, const struct an2_report *rep)
 	}
 	if (p->state == PEER_OPEN)
 		fp_post_rx(r, p);
-}
-
-/* an2d vanished: every pair goes back to the daemon route with an error. */
-static void route_gone(struct fp_route *r, const char *why)
-{
-	if (r->gone)
-		return;
-	lpvm_log("AN2 fast path: an2d gone (%s): every peer back to the daemon route", why);
-	r->gone = 1;
-	for (int i = 0; i < 64; i++)
-		for (struct peer *p = r->peers[i]; p; p = p->next)
-			if (p->state == PEER_OPEN || p->state == PEER_PENDING)
-				fp_peer_fail(r, p, "an2d vanished");
-	r->active = 0;
-}
-
-int fp_route_progress(struct route *t)
-{
-	struct fp_route *r = fp_of(t);
-	if (!r->ep || r->gone)
-		return 0;
-	int errors_before = r->errors_pending;
-	struct an2_report reps[32];
-	int n, total = 0;
-	while ((n = an2_poll(r->ep, reps, 32)) > 0) {
-		for (int i = 0; i < n; i++)
-			report(r, &reps[i]);
-		total += n;
-		if (total >= 256)
-			break;
-	}
-	if (r->resend_pending || (r->rel_unacked_peers && total == 0))
-		fp_rel_service(r, 0);   /* resends waiting for room; the retransmission timers when
-		                         * nothing came (while reports come, things move) */
-	if (r->exit_notices_held)
-		fp_order_exit_notices_check(r);
-	/* (ready & 2: the core's poll() found an2d's socket, fp_route_pollfds' fds[1], ready) */
-	if (r->pending_opens || r->check_ctl || (r->route.ready & 2)) {
-		r->check_ctl = 0;
-		int cc = fp_poll_vc_answers(r);
-		if (cc == -ECONNRESET || cc == -EPIPE || cc == -EPROTO)
-			route_gone(r, an2_strerror(cc));
-	}
-	/* a message lost meanwhile counts as an event: the receive that waits for it must look
-	 * (lpvm_routes_recv_error) rather than sleep on for a message that will never come */
-	return fp_order_delivered(r) + (r->errors_pending > errors_before);
-}
-
-int fp_route_pollfds(struct route *t, struct pollfd *fds, int max)
-{
-	struct fp_route *r = fp_of(t);
-	if (!r->ep || r->gone || max < 2)
-		return 0;
-	fds[0] = (struct pollfd){ .fd = an2_irq_fd(r->ep), .events = POLLIN };
-	fds[1] = (struct pollfd){ .fd = an2_ctl_fd(r->ep), .events = POLLIN };
-	return 2;
 }
 

@@ -2,7 +2,11 @@
 /* Spin, yield with the polling hint, then sleep on the emulated interrupt beside the pvmd
  * socket, which a poll() that does not sleep looks at now and then (three parties share two
  * cores). */
-#include "fp_route.h"
+#include "fp_wait.h"
+
+#include "clock.h"
+#include "fp_reliable.h"
+#include "fp_state.h"
 
 #include <sched.h>
 #include <stdlib.h>

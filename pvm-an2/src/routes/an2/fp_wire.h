@@ -3,6 +3,7 @@
 #ifndef AN2PVM_FP_WIRE_H
 #define AN2PVM_FP_WIRE_H
 
+#include <pvm3.h>   /* (pvmproto.h needs it first) */
 #include <pvmproto.h>
 #include <stdint.h>
 

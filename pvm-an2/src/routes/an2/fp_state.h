@@ -1,26 +1,15 @@
-/* fp_route.h — the AN2 route's internal state and the functions its files share. */
-/* The endpoint, the peers, transmit and wait state; fp_route.c (life, operations table),
- * fp_peers.c, fp_negotiate.c, fp_pair_fail.c, fp_handover.c, fp_tx.c, fp_rx.c, fp_reliable.c,
- * fp_order.c, fp_wait.c; the wire format is fp_wire.h. See
- * README.md, "The AN2 fast path". */
-#ifndef AN2PVM_FP_ROUTE_H
-#define AN2PVM_FP_ROUTE_H
+/* fp_state.h — the AN2 route's state: the route, its peers and their VCs; shared sizes. */
+/* Data only: each part of the route (fp_route.c and the files it calls) declares its functions
+ * in its own header. The wire format is fp_wire.h. See README.md, "The AN2 fast path". */
+#ifndef AN2PVM_FP_STATE_H
+#define AN2PVM_FP_STATE_H
 
 #include <an2.h>
-#include <pvm3.h>
 #include <stdint.h>
 
-#include "clock.h"
-#include "codec.h"
-#include "errors.h"
 #include "fp_bufpool.h"
 #include "fp_wire.h"
-#include "lib_state.h"
-#include "msg.h"
-#include "pvm_ids.h"
 #include "route.h"
-#include "route_set.h"
-#include "rxqueue.h"
 
 /* Data bytes per PDU: a receive buffer is one pool block with the header in its headroom. */
 #define PDU_MAX_DATA (POOL_MAX_BLOCK - FRAG_HEADROOM)
@@ -39,7 +28,7 @@ enum peer_state {
 	PEER_DEAD,       /* failed or gone: daemon route from now on */
 };
 
-/* Reliable delivery over one VC (fp_reliable.c): selective repeat with cumulative
+/* Reliable delivery over one VC (fp_reliable.h): selective repeat with cumulative
  * acknowledgements, go-back-N after a timeout. */
 #define REL_WINDOW 256u          /* PDUs sent and not yet acknowledged, per VC (a power of
                                   * two), so that small messages stream on between ACKs, */
@@ -47,6 +36,10 @@ enum peer_state {
                                   * buffers posted, and as much as a sender may queue for a
                                   * peer not reading); go-back-N resends at most this much, and
                                   * a receiver keeps at most this much out of order */
+#define REL_RTO_MIN_US 50000LL       /* retransmission timeout after progress (three parties
+                                      * share two cores: less fires spuriously); doubles */
+#define REL_RTO_MAX_US 1000000LL     /* up to this */
+#define REL_LOG_US 1000000LL         /* one recovery log line per VC direction this often */
 
 /* A sent PDU, kept (its blocks referenced) until the peer acknowledges it. */
 struct rel_pdu {
@@ -100,7 +93,8 @@ struct rel_state {
 	unsigned tx_unlogged, rx_unlogged;   /* recoveries since the last log line */
 };
 
-struct handed;
+struct handed;   /* fp_handover_tx.c */
+struct msg;
 
 struct held {
 	struct held *next;
@@ -134,9 +128,9 @@ struct peer {
 	                                   * its AN2 stream (PEER_GONE) */
 	long long exit_wait_us;           /* since then, when the last of its PDUs came */
 	int await_end;           /* our VC failed: its stream ends with its END (daemon route, after
-	                          * the PDUs it hands over) or its exit (fp_handover.c) */
+	                          * the PDUs it hands over) or its exit (fp_handover_rx.c) */
 	int handed_gap;          /* a handed-over PDU was missing or bad: report it at the end */
-	struct handed *handed;   /* our PDUs to hand over (fp_handover.c), and after them */
+	struct handed *handed;   /* our PDUs to hand over (fp_handover_tx.c), and after them */
 	uint32_t handed_end;     /* the END's number */
 	int handover_due;
 	/* reassembly */
@@ -178,11 +172,11 @@ struct fp_route {
 	int handovers_due;       /* peers whose failed VC's stream is still to be handed over */
 	int said_remote;         /* logged that our an2d is on no fabric (other hosts: pvmds) */
 	struct fp_route *next_lingering;   /* in keep->lingering once closed */
-	/* transmit (fp_tx.c) */
+	/* transmit descriptors (fp_tx_desc.c) */
 	struct tx_rec *tx_recs;  /* tx_slots records, by descriptor cookie - 1 */
 	uint32_t tx_slots;
 	int tx_free, tx_inflight;
-	/* reliable delivery (fp_reliable.c) */
+	/* reliable delivery (fp_reliable.h) */
 	int rel_unacked_peers;   /* open VCs with PDUs not yet acknowledged */
 	int resend_pending;      /* some VC has PDUs marked to resend */
 	int acks_owed;           /* some VC owes the peer an acknowledgement */
@@ -199,115 +193,5 @@ static inline struct fp_route *fp_of(struct route *t)
 {
 	return (struct fp_route *)t;
 }
-
-/* fp_peers.c */
-struct peer *fp_peer_find(struct fp_route *r, int tid);
-struct peer *fp_peer_get(struct fp_route *r, int tid);   /* creates; NULL when out of memory */
-int fp_route_peer_failed(struct route *t, int tid);      /* route_ops peer_failed */
-
-/* fp_negotiate.c */
-/* The peer, with a VC open or being opened, when a message to tid may use AN2; NULL for
- * the daemon route. Starts negotiation on the first message to a fast-path task. */
-struct peer *fp_negotiate_for_send(struct fp_route *r, int tid);
-int fp_handle_daemon_ctl(struct fp_route *r, struct msg *m);   /* in FP_CTX: consumed */
-/* m to dst by the pvmd route itself (no other route is re-entered, no pump): 0 or < 0 */
-int fp_daemon_send(struct msg *m, int dst, int tag, int ctx);
-int fp_send_ctl(int tid, int tag, int value);   /* [value] in FP_CTX, so */
-int fp_poll_vc_answers(struct fp_route *r);
-void fp_vc_opened(struct fp_route *r, struct peer *p, const struct an2_vc_info *vi);
-
-/* fp_pair_fail.c: the pair stops using AN2 (a failure, or the peer gone): logs why (if
- * given), hands what the peer has not acknowledged over to the daemon route, closes the VC. */
-void fp_peer_fail(struct fp_route *r, struct peer *p, const char *why);
-
-/* fp_handover.c: a failed VC's stream finished over the daemon route */
-/* The VC failed: copies the PDUs of whole messages the peer has not acknowledged; they go,
- * then END, then our request for the pvmd's notice of its exit (FP_TAG_GONE), at the next
- * flush (all peers', or only's before a message to it), where no route is being read. */
-void fp_handover_capture(struct fp_route *r, struct peer *p);
-void fp_handover_flush(struct fp_route *r, struct peer *only);
-/* what was not sent yet is dropped: we are closing, or the peer has gone */
-void fp_handover_discard(struct fp_route *r, struct peer *p);
-int fp_route_flush(struct route *t);         /* route_ops flush */
-void fp_handover_pdu(struct fp_route *r, struct msg *m);     /* FP_TAG_PDU (consumed) */
-void fp_handover_end_msg(struct fp_route *r, int src, int value);   /* FP_TAG_END [value] */
-int fp_handover_gone_notice(struct fp_route *r, struct msg *m);   /* FP_TAG_GONE: 1 */
-/* p's stream has ended: at its END (end: the number after its last PDU) or exit (NULL) */
-void fp_handover_end(struct fp_route *r, struct peer *p, const uint32_t *end);
-
-/* fp_order.c */
-/* A complete message arrived over AN2 from p (hdr: its first PDU's header). */
-void fp_order_an2_arrival(struct fp_route *r, struct peer *p, struct msg *m,
-                          const struct pdu_hdr *hdr);
-/* Delivers everything that may go now; force: everything (the pair failed). */
-void fp_order_release(struct fp_route *r, struct peer *p, int force);
-/* Exit notices held while the peer's stream stood still for 10 s go (logged). */
-void fp_order_exit_notices_check(struct fp_route *r);
-int fp_order_delivered(struct fp_route *r);   /* messages put on the queue since the last call */
-
-/* fp_order.c: route_ops send, carries, filter, recv_error */
-int fp_route_send(struct route *t, struct msg *m);
-int fp_route_carries(struct route *t, int tid);
-int fp_route_filter(struct route *t, struct msg *m);
-int fp_route_recv_error(struct route *t, int tid);
-
-/* fp_tx.c */
-int fp_tx_init(struct fp_route *r, uint32_t slots);   /* 0, or -1 out of memory */
-/* 0, 1 = use the daemon route, < 0 */
-int fp_send_msg(struct fp_route *r, struct peer *p, struct msg *m);
-void fp_tx_complete(struct fp_route *r, uint64_t cookie);   /* a TX report: blocks come back */
-/* Closing: what is still queued is an2d's to send, its blocks no longer ours to wait for. */
-void fp_tx_hand_over(struct fp_route *r);
-
-/* Posts one PDU without waiting (and counts it on its VC): 0, -EAGAIN (no transmit room now),
- * or another negative errno (the pair has failed). The blocks are referenced until its report. */
-int fp_tx_post(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
-               void *const *blocks, unsigned nblocks);
-
-/* fp_reliable.c: sequence numbers, acknowledgements and selective retransmission per VC */
-int fp_rel_open(struct fp_route *r, struct peer *p);      /* VC opened: 0, -1 out of memory */
-void fp_rel_show(struct peer *p);   /* an2stat's copy of the counters, updated */
-void fp_rel_close(struct fp_route *r, struct peer *p);    /* VC ends: unacked PDUs let go,
-                                                           * counters logged */
-int fp_rel_window_full(const struct peer *p);
-/* The header fields of the next new DATA PDU (taking any acknowledgement owed with it). */
-void fp_rel_stamp(struct fp_route *r, struct peer *p, struct pdu_hdr *net_hdr);
-/* A new DATA PDU went out (posted): kept until acknowledged. */
-void fp_rel_sent(struct fp_route *r, struct peer *p, const struct an2_frag *fr, unsigned n,
-                 void *const *blocks, unsigned nblocks);
-/* A good PDU's header (host order) from p, len bytes in all, in receive block b: 1 if a DATA
- * PDU to be taken (the next in order), 2 if kept here (a later one: b is ours until
- * fp_rel_next_kept gives it back), 0 if consumed or dropped (ACK, NAK, PROBE, duplicate). */
-int fp_rel_arrived(struct fp_route *r, struct peer *p, const struct pdu_hdr *h, uint32_t len,
-                   void *b);
-/* After a PDU was taken: the kept one that is next in order now (its block; *len), taken, or
- * NULL (and a NAK for the next gap if more are kept). */
-void *fp_rel_next_kept(struct fp_route *r, struct peer *p, uint32_t *len);
-/* A PDU from p came damaged (CRC or length error): ask for it again. */
-void fp_rel_damaged(struct fp_route *r, struct peer *p, const char *what);
-/* Resends, timers; flush_acks: also every acknowledgement owed (we are about to wait). */
-void fp_rel_service(struct fp_route *r, int flush_acks);
-int fp_rel_poll_ms(struct fp_route *r);   /* -1, or how soon a timer needs a look */
-/* Leaving: PDUs still unacknowledged on VCs that needed recovery (worth waiting for); with
- * final set, every open VC sends an ACK (what we took, and how many PDUs we sent). */
-int fp_rel_leaving(struct fp_route *r, int final);
-
-/* fp_rx.c: route_ops progress and pollfds */
-int fp_post_rx(struct fp_route *r, struct peer *p);
-void fp_hdr_to_host(struct pdu_hdr *h);
-/* A DATA PDU taken in order joins its message (f: its data or NULL; taken): NULL or why not */
-const char *fp_rx_assemble(struct fp_route *r, struct peer *p, const struct pdu_hdr *h,
-                           struct frag *f);
-struct frag *fp_rx_copy_frag(struct fp_route *r, const char *data, uint32_t n);   /* or NULL */
-int fp_route_progress(struct route *t);
-int fp_route_pollfds(struct route *t, struct pollfd *fds, int max);
-
-/* fp_wait.c: route_ops others_due, poll_ms_max, idle, woke, busy, wait_over */
-int fp_wait_others_due(struct route *t, int ready);
-int fp_wait_poll_ms_max(struct route *t);
-int fp_wait_idle(struct route *t, long long deadline_us, int *look);
-void fp_wait_woke(struct route *t);
-void fp_wait_busy(struct route *t);
-void fp_wait_over(struct route *t);
 
 #endif
