@@ -21,11 +21,13 @@ CLUSTER_TEST=faults
 # shellcheck source=/dev/null # the tests' shared harness
 source "$(dirname "$0")/cluster_lib.sh"
 
-# the stream's child (or, on h1, its receiver): fastpath_check running on HOST
+# the stream's child (or, on h1, its receiver): fastpath_check running on HOST of our cluster
+# (other tests' clusters may run fastpath_check on their own h1, h2, h3 meanwhile)
 child_pid() { # HOST
     local p
     for p in $(pgrep -x fastpath_check); do
-        grep -qzx "AN2_CLUSTER_HOST=$1" "/proc/$p/environ" 2>/dev/null && echo "$p"
+        grep -qzxF "AN2_CLUSTER=$S" "/proc/$p/environ" 2>/dev/null &&
+            grep -qzx "AN2_CLUSTER_HOST=$1" "/proc/$p/environ" 2>/dev/null && echo "$p"
     done
     return 0
 }
