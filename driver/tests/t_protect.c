@@ -81,6 +81,7 @@ int main(void)
         printf("receiver: bad descriptor refused, good PDU intact, nothing written outside "
                "the posted buffer\n");
         an2_pair_signal(&p, 'd');
+        an2_pair_await(&p);   /* the sender has its last TX report: the VC may go */
         an2_close(ep);
         return 0;
     }
@@ -116,6 +117,7 @@ int main(void)
         if (r.status != AN2_STATUS_OK)
             FAIL("good send: %s", an2_status_str(r.status));
     }
+    an2_pair_signal(&p, 'q');   /* (else its close could overtake our last TX report) */
     int st = an2_pair_wait_child(&p);
     an2_close(ep);
     return st;
