@@ -217,7 +217,11 @@ leave)
 		pvm_env_fail "the exit notice overtook the sender's messages"
 	n=$(cells); echo "cells through the switch: $n"
 	[ "${n:-0}" -gt 20000 ] || pvm_env_fail "messages did not cross VCs"
-	! log | grep "AN2 fast path" || pvm_env_fail "the leaving task complained (above)"
+	# (its PDUs normally leave its controller at once; where an2d, short of CPU, has not taken
+	# them within pvm_exit's 3 s, they are handed to an2d, as leave-queued checks: a matter of
+	# time, not of correctness. Any other complaint fails.)
+	! log | grep "AN2 fast path" | grep -v "PDUs not sent in [0-9]* ms (peers not receiving); an2d sends them" ||
+		pvm_env_fail "the leaving task complained (above)"
 	;;
 leave-queued)
 	# the same with 40 messages: 24 stay queued in the sender's controller; after 3 s pvm_exit
