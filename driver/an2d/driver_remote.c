@@ -406,8 +406,8 @@ static void on_lookup(struct an2_driver *drv, const struct an2_sig_msg *m)
     /* not here (yet): kept while its asker waits; the oldest makes room (every host hears
      * every LOOKUP, so this costs a fixed table, never memory an asker could make grow) */
     drv->heard[drv->heard_next] = (struct drv_heard_lookup){
-        .until_ns = an2_now_ns() + drv->limits.lookup_ms * 1000000ull, .name = m->name, .call_ref = m->call_ref,
-        .calling_host = m->calling_host};
+        .until_ns = an2_now_ns() + drv->limits.lookup_ms * 1000000ull, .name = m->name,
+        .call_ref = m->call_ref, .calling_host = m->calling_host};
     drv->heard_next = (drv->heard_next + 1) % DRV_HEARD_LOOKUPS;
 }
 
