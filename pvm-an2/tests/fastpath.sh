@@ -60,24 +60,27 @@ nosyscall)
 	# The parent's system calls in 3000 round trips, from its line before the first to its
 	# line after the last (the route is set up by then), but for the waits' own: sched_yield
 	# (not traced), the 20 us clock_nanosleep that stands in for it while an2d waits for the
-	# task's CPU (an2_yield), and poll() on the route descriptors (the AN2 interrupt eventfd
-	# among them) with the eventfd's read. A wait makes those once its peer has kept it 200 us
-	# (a look at the pvmd socket) or 3 ms (asleep), so how many depends on the machine's load.
+	# task's CPU (an2_yield), the sched_[gs]etaffinity of a wait that moves a starved an2d to
+	# its CPU (at most once per pulse), and poll() on the route descriptors (the AN2 interrupt
+	# eventfd among them) with the eventfd's read. A wait makes those once its peer has kept it
+	# 200 us (a look at the pvmd socket) or 3 ms (asleep), or an2d has starved, so how many
+	# depends on the machine's load.
 	# (LeakSanitizer cannot run under ptrace)
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -y --seccomp-bpf \
 		-e 'trace=!sched_yield' -o strace.out "$bindir/fastpath_check" pingpong 3000 8 \
 		> out 2>&1 || { cat out; pvm_env_fail "pingpong"; }
-	read -r marks calls waits naps < <(awk '{ sub(/^[0-9]+ +/, "") }   # the pid
+	read -r marks calls waits naps moves < <(awk '{ sub(/^[0-9]+ +/, "") }   # the pid
 		/^write\(1<.*"pingpong: / { marks++; next }
 		marks != 1 || /^(\+\+\+|---)/ || /resumed>/ { next }
 		/^(poll|read)\(/ && /<anon_inode:\[eventfd\]>/ { waits++; next }
 		/^clock_nanosleep\(/ { naps++; next }
-		{ calls++ } END { print marks + 0, calls + 0, waits + 0, naps + 0 }' strace.out)
+		/^sched_[gs]etaffinity\(/ { moves++; next }
+		{ calls++ } END { print marks + 0, calls + 0, waits + 0, naps + 0, moves + 0 }' strace.out)
 	cat out
 	[ "$marks" -eq 2 ] || pvm_env_fail "the pingpong's lines are not in the trace"
-	echo "system calls in 3000 round trips: $calls, besides the waits' $waits polls and eventfd reads and $naps naps"
+	echo "system calls in 3000 round trips: $calls, besides the waits' $waits polls and eventfd reads, $naps naps and $moves affinity calls"
 	# fewer than one in ten round trips: nothing per message
-	[ "$calls" -lt 300 ] || { grep -v eventfd strace.out | tail -n 40; pvm_env_fail "system calls on the message path (above)"; }
+	[ "$calls" -lt 300 ] || { grep -v 'eventfd\|affinity' strace.out | tail -n 40; pvm_env_fail "system calls on the message path (above)"; }
 	;;
 kill)
 	# the receiver pauses after 20 messages, and the sender starts the next only then, so it
