@@ -128,15 +128,8 @@ void drv_remote_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
         drv_reply_vc(c, -ENETUNREACH, peer_id, 0, 0, detail);
         return;
     }
-    if (drv_pending_find(drv->rpending, drv->nrpending, c->endpoint_id, peer_id) >= 0) {
-        drv_reply_vc(c, -EALREADY, peer_id, 0, 0, "already asking that endpoint for a VC");
+    if (!drv_vc_may_ask(c, drv->rpending, drv->nrpending, peer_id))
         return;
-    }
-    if (c->vcs_open + c->pending >= c->max_vcs) {
-        snprintf(detail, sizeof detail, "VC limit of this endpoint reached (%u)", c->max_vcs);
-        drv_reply_vc(c, -ENOSPC, peer_id, 0, 0, detail);
-        return;
-    }
     long h = held_find(drv, peer_id, c->endpoint_id);
     if (h >= 0) { /* the peer called already: accept */
         uint16_t vci = drv->held[h].link_vci;

@@ -194,6 +194,10 @@ void drv_vci_free(struct an2_driver *drv, uint16_t vci);
 int drv_free_vc_index(const struct drv_client *c);
 void drv_reply_vc(struct drv_client *c, int status, uint32_t peer_id, uint16_t vc,
                   uint16_t vci, const char *detail);
+/* Whether c may ask peer_id for one more VC: not while it already asks it (list, n: the
+ * waiting VC_OPENs), nor beyond its VC limit; otherwise replied to here. */
+bool drv_vc_may_ask(struct drv_client *c, const struct drv_pending *list, size_t n,
+                    uint32_t peer_id);
 
 /* driver_remote.c: VCs to endpoints on other hosts, signalled over the uplink */
 bool drv_is_remote(const struct an2_driver *drv, uint32_t endpoint_id);

@@ -67,6 +67,22 @@ void drv_reply_vc(struct drv_client *c, int status, uint32_t peer_id, uint16_t v
     drv_send(c, &r, sizeof r, NULL, 0);
 }
 
+bool drv_vc_may_ask(struct drv_client *c, const struct drv_pending *list, size_t n,
+                    uint32_t peer_id)
+{
+    if (drv_pending_find(list, n, c->endpoint_id, peer_id) >= 0) {
+        drv_reply_vc(c, -EALREADY, peer_id, 0, 0, "already asking that endpoint for a VC");
+        return false;
+    }
+    if (c->vcs_open + c->pending >= c->max_vcs) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "VC limit of this endpoint reached (%u)", c->max_vcs);
+        drv_reply_vc(c, -ENOSPC, peer_id, 0, 0, detail);
+        return false;
+    }
+    return true;
+}
+
 long drv_pending_find(const struct drv_pending *list, size_t n, uint32_t from_id,
                       uint32_t to_id)
 {
@@ -159,15 +175,8 @@ void drv_vc_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
         drv_reply_vc(c, -EACCES, peer_id, 0, 0, detail);
         return;
     }
-    if (drv_pending_find(drv->pending, drv->npending, c->endpoint_id, peer_id) >= 0) {
-        drv_reply_vc(c, -EALREADY, peer_id, 0, 0, "already asking that endpoint for a VC");
+    if (!drv_vc_may_ask(c, drv->pending, drv->npending, peer_id))
         return;
-    }
-    if (c->vcs_open + c->pending >= c->max_vcs) {
-        snprintf(detail, sizeof detail, "VC limit of this endpoint reached (%u)", c->max_vcs);
-        drv_reply_vc(c, -ENOSPC, peer_id, 0, 0, detail);
-        return;
-    }
     if (drv_user_vc_check(drv, c, detail, sizeof detail) != 0) {
         drv_reply_vc(c, -EDQUOT, peer_id, 0, 0, detail);
         return;
