@@ -71,10 +71,10 @@ int drv_user_open_check(const struct an2_driver *drv, const struct drv_client *c
         return -EDQUOT;
     }
     if (u.mem + portion_size > L->max_user_mem) {
-        snprintf(detail, len,
-                 "uid %u: %llu bytes of portions held, %llu more exceed the limit %llu "
-                 "(--max-user-mem)", (unsigned)c->uid, (unsigned long long)u.mem,
-                 (unsigned long long)portion_size, (unsigned long long)L->max_user_mem);
+        /* (the option first: the detail is cut at 99 bytes, and uids can be long) */
+        snprintf(detail, len, "--max-user-mem %llu: uid %u holds %llu bytes of portions, "
+                 "asks %llu more", (unsigned long long)L->max_user_mem, (unsigned)c->uid,
+                 (unsigned long long)u.mem, (unsigned long long)portion_size);
         return -EDQUOT;
     }
     return 0;

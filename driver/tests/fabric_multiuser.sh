@@ -10,7 +10,7 @@
 # 2. started on demand (--daemon) with --allow-vc for two uids: these two meet over a VC, a
 #    third is refused; the directory and socket modes an2d makes; clients refuse a directory
 #    others may write and a server that is not root (no byte sent to it); without a system
-#    an2d a client uses its per-user socket; an2d --system refuses a non-root uid, --switch
+#    an2d a client uses its per-user socket; an2d --system refuses a non-root uid, --switch without --auth
 #    and a passed descriptor that is not one listening SOCK_SEQPACKET socket.
 set -euo pipefail
 
@@ -25,7 +25,9 @@ BIN=${AN2_BUILD_DIR:?}/bin
 TBIN=$AN2_BUILD_DIR/driver/tests
 HELPER=$(dirname "$0")/sock_helper.py
 T=${AN2_TEST_TMP:?}
-UA=64101 UB=64102 UC=64103
+# uids of no account, this run's own (from our pid), so that a suite running beside this one
+# (another checkout, another user) never kills or meets ours
+UA=$((1000000 + $$ % 1000000 * 4)) UB=$((UA + 1)) UC=$((UA + 2))
 rm -rf "$T"
 mkdir -p "$T"
 chmod 755 "$T"
@@ -224,7 +226,7 @@ refused() { # refused TEXT CMD...: CMD fails and says TEXT
 	grep -q -- "$1" <<< "$out" || fail "no '$1' from ${*:2}: $out"
 }
 refused "must run as root" as $UA "$BIN/an2d" --system --socket-dir "$T/x"
-refused "no --switch" "$BIN/an2d" --system --switch 127.0.0.1:1 --socket-dir "$T/x"
+refused "must authenticate" env -u AN2_AUTH "$BIN/an2d" --system --switch 127.0.0.1:1 --socket-dir "$T/x"
 refused "not a listening Unix SOCK_SEQPACKET" \
 	bash -c 'exec 3</dev/null; LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" --system --socket-dir "$1"' \
 	"$BIN/an2d" "$T/x"

@@ -15,7 +15,9 @@ BIN=${AN2_BUILD_DIR:?}/bin
 T=${AN2_TEST_TMP:?}
 SYS=$T/sys
 export AN2_SYSTEM_DIR=$SYS   # (never the real /run/an2d)
-USERS=(64111 64112)
+# uids of no account, this run's own (from our pid), so that a suite running beside this one
+# (another checkout, another user) never kills or meets ours
+USERS=($((5000000 + $$ % 1000000 * 4)) $((5000001 + $$ % 1000000 * 4)))
 rm -rf "$T"
 mkdir -p "$T"
 chmod 755 "$T"
