@@ -191,6 +191,7 @@ void an2_sig_cell_encode(const struct an2_sig_msg *msg, uint8_t cell[53])
     m.called_ep = htonl(m.called_ep);
     m.name = htonl(m.name);
     m.call_ref = htonl(m.call_ref);
+    m.calling_uid = htonl(m.calling_uid);
     m.pad = 0;
     aal5_segment(&m, sizeof m, 0, 0, 0, AN2_FIBER_SIG_VCI, cell, 1);
 }
@@ -216,6 +217,7 @@ int an2_sig_cell_decode(const uint8_t cell[53], struct an2_sig_msg *msg)
     msg->called_ep = ntohl(msg->called_ep);
     msg->name = ntohl(msg->name);
     msg->call_ref = ntohl(msg->call_ref);
+    msg->calling_uid = ntohl(msg->calling_uid);
     return 0;
 }
 

@@ -11,12 +11,13 @@
 #
 # up N makes hosts h1..hN and switch hosts sw1..swK (K = --switches, default 1, at most N and 8),
 # each a network namespace whose /etc/hosts lists every host (IPv4 first for PVM). Switch swK
-# runs `an2switch --listen :7000 --id K`; with K > 1 the hosts are split into K consecutive
+# runs `an2switch --listen :7000 --id K --auth key:STATE/link.key`; with K > 1 the hosts are split into K consecutive
 # groups (h1.. on sw1, the last ones on swK) and every switch keeps a trunk to each switch with
 # a lower id (docs/fabric.md: how switches route). Each host hI gets:
 #   - its own PVM_TMP, STATE/hI/tmp (mode 0700): two pvmds never share one;
 #   - its an2d, started by up: an2d -d --socket $PVM_TMP/an2d.sock --switch swK:7000
-#     --log-file STATE/hI/an2d.log [--rate RATE], attached before up goes on;
+#     --auth key:STATE/link.key --log-file STATE/hI/an2d.log [--rate RATE], attached before up
+#     goes on;
 #   - the PVM environment below, which its pvmd hands to every task it spawns there.
 # The master pvmd runs on h1 with the hostfile STATE/hostfile (`* ep=DIRS`, then h1..hN): it
 # starts the pvmds of h2..hN through PVM_RSH=STATE/rsh, which runs pvmd's command (one
@@ -71,6 +72,7 @@
 # iproute2, util-linux, procps, Debian's pvm.
 #
 # State (STATE, root's, mode 0700, checked on every use): config (key=value), hostfile, rsh,
+# link.key (the fabric's key: one per cluster, made by up, 32 random bytes, mode 0600),
 # hI/ (tmp/ = PVM_TMP, an2d wrapper and log, pvmd.out), swK/ (pid, log, ctl = an2stat --switch),
 # an2-cluster (the marker down looks for before it removes anything). The hosts are a
 # persistent hosts.sh run (HOSTS_PERSIST=1) tagged with STATE, so that down finds them even
@@ -339,6 +341,10 @@ up_inner() {
         for ((i = 1; i <= n; i++)); do hosts_shape "h$i" "$shape" "$PORT" || die "shaping h$i"; done
     fi
 
+    # the cluster's link key: every an2switch and an2d proves itself with it (an2_link_auth.h);
+    # made here, readable by root alone, removed with the cluster by down
+    (umask 077 && head -c 32 /dev/urandom >"$S/link.key") || die "cannot make the link key"
+
     # per-host directories, the PVM_RSH script, the pvmd's hostfile, an2d wrappers
     write_file 0700 "$S/rsh" "#!/bin/sh
 # PVM_RSH of the cluster in $S (scripts/cluster.sh): pvmd runs \$PVM_RSH HOST [-l USER] CMD
@@ -348,7 +354,7 @@ exec env AN2_CLUSTER_STATE=$(printf %q "$S") bash $(printf %q "$SELF") rsh \"\$@
     for ((i = 1; i <= n; i++)); do
         h=h$i tmp=$S/h$i/tmp
         mkdir -m 0700 "$S/$h" "$tmp"
-        args=(--log-file "$S/$h/an2d.log")
+        args=(--log-file "$S/$h/an2d.log" --auth "key:$S/link.key")
         [[ -n $rate ]] && args+=(--rate "$rate")
         write_file 0700 "$S/$h/an2d" "#!/bin/sh
 # an2d of host $h of the cluster in $S (scripts/cluster.sh): also what a task there autostarts
@@ -370,7 +376,7 @@ exec $(printf %q "$build/bin/an2d") $(printf '%q ' "${args[@]}")\"\$@\"
     for ((i = 1; i <= k; i++)); do
         sw=sw$i
         args=(--listen ":$PORT" --id "$i" --control "$S/$sw/ctl" --pid-file "$S/$sw/pid"
-            --log-file "$S/$sw/log")
+            --log-file "$S/$sw/log" --auth "key:$S/link.key")
         for ((a = 1; a < i; a++)); do args+=(--trunk "sw$a:$PORT"); done
         [[ -n $rate ]] && args+=(--rate "$rate")
         [[ -n $ber ]] && args+=(--ber "$ber")

@@ -7,6 +7,7 @@ packages=(
   pvm pvm-dev libpvm3 pvm-examples   # stock pvmd, <pvm3.h>/<pvmproto.h>, the TCP baseline, example sources
   libatm1-dev                 # linux-atm: text2atm/atm2text, text2qos
   zlib1g-dev                  # gzip-compressed captures
+  libsodium-dev libmunge-dev munge   # the links' handshake (HMAC, MUNGE); munged for its tests
   tshark                      # reads captures back in the tests
   gnuplot-nox                 # the benchmark's plots
   clang libclang-rt-14-dev    # libFuzzer for the fuzz targets

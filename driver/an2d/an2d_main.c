@@ -28,6 +28,7 @@
 #include "an2d_options.h"
 #include "an2d_stop.h"
 #include "an2d_uplink.h"
+#include "an2_link_auth.h"
 #include "driver.h"
 #include "otto.h"
 
@@ -83,6 +84,7 @@ static int serve(struct an2d_options *o, int listen_fd, int ready_fd)
     struct an2_capture *cap = NULL;
     struct otto *otto = NULL;
     struct an2_driver *drv = NULL;
+    struct an2_auth *auth = NULL;
     struct an2d_uplink up = {.spec = o->switch_addr, .epoll_tag = AN2D_EV_UPLINK,
                              .window = o->vc_credits, .keepalive_ms = 200,
                              .derive_window = o->derive_window,
@@ -134,6 +136,11 @@ static int serve(struct an2d_options *o, int listen_fd, int ready_fd)
     L.drv = drv;
     if (o->switch_addr) {
         char err[300];
+        if (!(auth = an2_auth_open(o->auth, err, sizeof err))) {
+            an2_log("--auth %s", err);
+            goto out;
+        }
+        up.auth = auth;
         up.sw = sw;
         up.drv = drv;
         up.epoll_fd = L.epoll_fd;
@@ -172,6 +179,7 @@ static int serve(struct an2d_options *o, int listen_fd, int ready_fd)
     status = 0;
 out:
     an2d_uplink_stop(&up);   /* VCs across it are gone; the switch releases their far ends */
+    an2_auth_close(auth);
     an2_driver_destroy(drv); /* every task's VCs and portion go before the hardware */
     if (otto)
         otto_destroy(otto);

@@ -47,6 +47,9 @@ static void usage(FILE *f)
             "      --switch ADDR        attach this host to the AN2 switch at ADDR (HOST:PORT,\n"
             "                           [IPv6]:PORT or unix:PATH; default $AN2_SWITCH, else\n"
             "                           none: this host alone, with its own switch)\n"
+            "      --auth SPEC          how the uplink proves itself to the switch and checks\n"
+            "                           it: key:FILE or munge[:SOCKET], as the switch's --auth\n"
+            "                           (default $AN2_AUTH; required with --switch)\n"
             "      --lookup-ms MS       on a fabric, how long a name's look-up waits for its\n"
             "                           holder's answer (1 to 60000; default 300)\n"
             "      --capture FILE       write every AAL5 PDU to FILE (gzip pcap, SunATM)\n"
@@ -75,7 +78,7 @@ int an2d_parse_options(int argc, char **argv, struct an2d_options *o)
     enum { O_STOP = 256, O_PID, O_LOG, O_CAPTURE, O_BER, O_LOSS, O_SEED, O_BUF, O_MAXBUF,
            O_DESC, O_VCS, O_MAXVCS, O_CLIENTS, O_CREDITS, O_SPIN, O_YIELD, O_PACE_SPIN, O_HOLD,
            O_IDLE_EXIT, O_KEEP_LOG, O_SWITCH, O_SYSTEM, O_SOCKET_DIR, O_ALLOW_VC,
-           O_USER_CLIENTS, O_USER_EPS, O_USER_VCS, O_USER_MEM, O_LOOKUP };
+           O_USER_CLIENTS, O_USER_EPS, O_USER_VCS, O_USER_MEM, O_LOOKUP, O_AUTH };
     static const struct option longopts[] = {
         {"daemon", no_argument, 0, 'd'},       {"stop", no_argument, 0, O_STOP},
         {"socket", required_argument, 0, 's'}, {"pid-file", required_argument, 0, O_PID},
@@ -101,6 +104,7 @@ int an2d_parse_options(int argc, char **argv, struct an2d_options *o)
         {"max-user-vcs", required_argument, 0, O_USER_VCS},
         {"max-user-mem", required_argument, 0, O_USER_MEM},
         {"lookup-ms", required_argument, 0, O_LOOKUP},
+        {"auth", required_argument, 0, O_AUTH},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     *o = (struct an2d_options){
@@ -164,6 +168,7 @@ int an2d_parse_options(int argc, char **argv, struct an2d_options *o)
             break;
         case O_KEEP_LOG: o->keep_log = true; break;
         case O_SWITCH: o->switch_addr = optarg; break;
+        case O_AUTH: o->auth = optarg; break;
         case O_SYSTEM: o->system = true; break;
         case O_SOCKET_DIR: dir_opt = optarg; break;
         case O_ALLOW_VC: {
@@ -200,10 +205,15 @@ int an2d_parse_options(int argc, char **argv, struct an2d_options *o)
     }
     if (!o->switch_addr && getenv("AN2_SWITCH") && *getenv("AN2_SWITCH") && !o->system)
         o->switch_addr = getenv("AN2_SWITCH");
-    if (o->system && (socket_opt || o->switch_addr)) {
-        /* (the fabric's signalling carries no uid: across hosts nothing could be checked) */
-        fprintf(stderr, "an2d: --system takes --socket-dir, not --socket; and no --switch: "
-                        "VCs across hosts would carry no uid to check\n");
+    if (!o->auth && getenv("AN2_AUTH") && *getenv("AN2_AUTH"))
+        o->auth = getenv("AN2_AUTH");
+    if (o->switch_addr && !o->auth && !o->stop) {
+        fprintf(stderr, "an2d: --switch: the link must authenticate: give --auth key:FILE or "
+                        "--auth munge (or set AN2_AUTH)\n");
+        return -1;
+    }
+    if (o->system && socket_opt) {
+        fprintf(stderr, "an2d: --system takes --socket-dir, not --socket\n");
         return -1;
     }
     if (!o->system && (dir_opt || o->limits.nallow)) {

@@ -26,6 +26,7 @@ struct an2d_options {
     struct an2_driver_limits limits;
     uint64_t spin_us, yield_us, pace_spin_us, hold_us;
     const char *switch_addr;  /* the fabric's switch, or NULL: this host alone */
+    const char *auth;         /* how the uplink authenticates (an2_link_auth.h) */
 };
 
 /* The command line into o, with the socket, pid and log paths derived where not given

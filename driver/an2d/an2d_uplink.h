@@ -12,6 +12,8 @@
 struct an2_switch;
 struct an2_driver;
 struct an2_link;
+struct an2_auth;
+struct an2_handshake;
 
 struct an2d_uplink {
     const char *spec;             /* the switch's address (an2_netaddr.h) */
@@ -22,16 +24,19 @@ struct an2d_uplink {
     uint32_t window, keepalive_ms;
     bool derive_window;           /* the window grows with the link's round trip × rate */
     double cells_per_second;      /* the link's rate (0: unpaced) */
+    const struct an2_auth *auth;  /* how the link authenticates (an2_link_auth.h) */
     /* state */
+    struct an2_handshake *hs;     /* connected, authenticating; then link */
     struct an2_link *link;
     bool given;                   /* the driver has it (its HELLO came) */
     bool writing;                 /* EPOLLOUT is on */
     bool warned;
     uint64_t next_try_ns, active_ns;
+    uint64_t connect_ns, connected_ns, authenticated_ns;   /* the last set-up's steps began */
     struct an2_credit_window windows;
 };
 
-/* Connects and waits (up to timeout_ms) for the switch's HELLO. 0, or -1 with the reason
+/* Connects, authenticates and waits (up to timeout_ms) for the switch's HELLO. 0, or -1 with the reason
  * in err. */
 int an2d_uplink_start(struct an2d_uplink *u, int timeout_ms, char *err, size_t errlen);
 /* The link's socket is ready. */

@@ -14,7 +14,15 @@
 #include "driver_state.h"
 #include "otto.h"
 
-#define HELD_SETUP_NS (30 * 1000000000ull)  /* a SETUP nobody here asks for is refused then */
+/* A SETUP that no task here has asked for (yet) is held this long, then released with cause
+ * TIMEOUT; its caller's an2d calls again while its task still waits. It binds only to a task
+ * that asks for exactly its calling endpoint: the endpoint id that task learnt from its peer
+ * through the pvmds, which the switch checked is at the host the SETUP came from and that
+ * host's an2d vouches for. Short, so that a SETUP no one wants ties up no VCI for long; long
+ * enough that the usual gap (the peer's request still on its way through the pvmds, or not yet
+ * read) rarely costs a second call. */
+#define HELD_SETUP_NS (2 * 1000000000ull)
+#define HELD_MAX 4096u      /* SETUPs held at once: more are refused (NO_VCI) */
 #define LOOKUP_HOPS 16
 
 static const char *cause_text(unsigned cause)
@@ -27,6 +35,7 @@ static const char *cause_text(unsigned cause)
     case AN2_CAUSE_NO_VCI: return "no free VCI on a link of the path";
     case AN2_CAUSE_TIMEOUT: return "the peer never asked for this VC";
     case AN2_CAUSE_CANCELLED: return "the peer withdrew";
+    case AN2_CAUSE_REFUSED: return "the peer's an2d refuses a VC between these uids";
     default: return "released";
     }
 }
@@ -118,6 +127,27 @@ static long held_find(const struct an2_driver *drv, uint32_t from_id, uint32_t t
     return -1;
 }
 
+/* Our SETUP for pending p, on a fresh VCI, with the uid of p's task. False if there is no
+ * VCI (the task is told). */
+static bool call_peer(struct an2_driver *drv, struct drv_pending *p)
+{
+    struct drv_client *c = &drv->clients[p->slot];
+    uint16_t gen;
+    uint16_t vci = an2_link_vci_alloc(drv->uplink, &gen);
+    if (!vci || an2_link_vc_add(drv->uplink, vci, gen) != 0) {
+        drv_reply_vc(c, -ENOSPC, p->to_id, 0, 0, "no free VCI on the uplink");
+        return false;
+    }
+    struct an2_sig_msg m = {.type = AN2_SIG_SETUP, .vci = vci, .gen = gen,
+                            .calling_host = drv->host_addr, .called_host = an2_ep_host(p->to_id),
+                            .calling_ep = p->from_id, .called_ep = p->to_id,
+                            .calling_uid = (uint32_t)c->uid};
+    sig(drv, &m);
+    p->setup_sent = true;
+    p->link_vci = vci;
+    return true;
+}
+
 void drv_remote_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
 {
     struct drv_client *c = &drv->clients[slot];
@@ -148,21 +178,8 @@ void drv_remote_open(struct an2_driver *drv, uint32_t slot, uint32_t peer_id)
         return;
     }
     struct drv_pending p = {.slot = slot, .from_id = c->endpoint_id, .to_id = peer_id};
-    if (c->endpoint_id < peer_id) { /* we call */
-        uint16_t gen;
-        uint16_t vci = an2_link_vci_alloc(drv->uplink, &gen);
-        if (!vci || an2_link_vc_add(drv->uplink, vci, gen) != 0) {
-            drv_reply_vc(c, -ENOSPC, peer_id, 0, 0, "no free VCI on the uplink");
-            return;
-        }
-        struct an2_sig_msg m = {.type = AN2_SIG_SETUP, .vci = vci, .gen = gen,
-                                .calling_host = drv->host_addr,
-                                .called_host = an2_ep_host(peer_id),
-                                .calling_ep = c->endpoint_id, .called_ep = peer_id};
-        sig(drv, &m);
-        p.setup_sent = true;
-        p.link_vci = vci;
-    }
+    if (c->endpoint_id < peer_id && !call_peer(drv, &p)) /* we call */
+        return;
     drv->rpending[drv->nrpending++] = p;
     c->pending++;
 }
@@ -255,13 +272,38 @@ static bool remote_vc_find(const struct an2_driver *drv, uint16_t link_vci, uint
     return false;
 }
 
+/* The uid rule for a VC from another host: the caller's uid, as its an2d attests it, must be
+ * the callee's, or (on the system an2d) of a pair --allow-vc names. */
+static bool remote_uids_may_connect(const struct an2_driver *drv, uint32_t caller, uid_t callee)
+{
+    if (caller == (uint32_t)callee)
+        return true;
+    return drv->limits.multiuser && drv_uids_may_connect(drv, (uid_t)caller, callee);
+}
+
 static void on_setup(struct an2_driver *drv, const struct an2_sig_msg *m, uint64_t now)
 {
     struct drv_client *c = drv_client_by_id(drv, m->called_ep);
-    if (!c || c->doomed || c->lingering || m->called_host != drv->host_addr) {
+    uint8_t refuse = 0;
+    if (!c || c->doomed || c->lingering || m->called_host != drv->host_addr)
+        refuse = AN2_CAUSE_NO_ENDPOINT;
+    else if (!remote_uids_may_connect(drv, m->calling_uid, c->uid))
+        refuse = AN2_CAUSE_REFUSED;
+    else if (drv->nheld >= HELD_MAX &&
+             drv_pending_find(drv->rpending, drv->nrpending, m->called_ep, m->calling_ep) < 0)
+        refuse = AN2_CAUSE_NO_VCI;
+    if (refuse) {
+        if (refuse != AN2_CAUSE_NO_ENDPOINT) {
+            static struct an2_log_limit limit;
+            drv->setups_refused++;
+            an2_log_limited(&limit, "SETUP from endpoint %u (uid %u) to endpoint %u refused: %s",
+                            m->calling_ep, m->calling_uid, m->called_ep,
+                            refuse == AN2_CAUSE_REFUSED ? "a VC between these uids is not "
+                            "allowed" : "too many SETUPs held");
+        }
         struct an2_sig_msg r = *m;
         r.type = AN2_SIG_RELEASE;
-        r.cause = AN2_CAUSE_NO_ENDPOINT;
+        r.cause = refuse;
         sig(drv, &r);
         return;
     }
@@ -321,8 +363,13 @@ static void on_release(struct an2_driver *drv, const struct an2_sig_msg *m)
         struct drv_pending p = drv->rpending[i];
         if (!p.setup_sent || p.link_vci != m->vci)
             continue;
-        drv_pending_remove(drv, drv->rpending, &drv->nrpending, i);
         an2_link_vc_del(drv->uplink, p.link_vci);
+        if (m->cause == AN2_CAUSE_TIMEOUT) { /* the peer has not asked yet: call again */
+            if (!call_peer(drv, &drv->rpending[i]))
+                drv_pending_remove(drv, drv->rpending, &drv->nrpending, i);
+            return;
+        }
+        drv_pending_remove(drv, drv->rpending, &drv->nrpending, i);
         char detail[96];
         snprintf(detail, sizeof detail, "VC to endpoint %u refused: %s", p.to_id,
                  cause_text(m->cause));

@@ -27,6 +27,8 @@ struct an2sw {
     struct vc_map calls;        /* (port << 16 | vci) -> struct an2sw_call */
     uint32_t ncalls;
     uint64_t sig_dropped;       /* signalling messages not forwarded (queue full, no route) */
+    uint64_t sig_refused;       /* SETUP, LOOKUP or FOUND from a port that spoke for a host
+                                 * not its own */
     struct an2sw_route routes[256];   /* by switch id, learned from ROUTE messages */
     uint64_t lookups_seen[64];  /* (asker << 32 | its number) of recent LOOKUPs, so that a
                                  * LOOKUP that comes round a loop of trunks goes no further */

@@ -216,8 +216,48 @@ static void along_call(struct an2sw *s, unsigned in, const struct an2_sig_msg *m
     an2sw_send_sig(s, out, &fwd);
 }
 
+/* Whether the host or switch on port may say m: a host speaks only for itself (its SETUP's
+ * and LOOKUP's caller, its FOUND's endpoint are at the address this port gave it); a trunk's
+ * switch vouches for what it forwards, but never for a host of ours. */
+static bool speaks_for_itself(const struct an2sw *s, unsigned port, const struct an2_sig_msg *m)
+{
+    struct an2_link *l = up_link(s, port);
+    struct an2_link_info info;
+    if (!l)
+        return false;
+    an2_link_info(l, &info);
+    uint32_t from; /* the host the message says it speaks for */
+    switch (m->type) {
+    case AN2_SIG_SETUP:
+        if (an2_ep_host(m->calling_ep) != m->calling_host)
+            return false;
+        from = m->calling_host;
+        break;
+    case AN2_SIG_LOOKUP: from = m->calling_host; break;
+    case AN2_SIG_FOUND:
+        if (an2_ep_host(m->called_ep) != m->called_host)
+            return false;
+        from = m->called_host;
+        break;
+    default: return true; /* CONNECT, RELEASE: bound to this port's own VCs; ROUTE: trunks */
+    }
+    if (info.peer_role == AN2_FIBER_ROLE_HOST)
+        return from == info.host_addr;
+    return (from >> 8) != s->id;
+}
+
 void an2sw_on_sig(struct an2sw *s, unsigned port, const struct an2_sig_msg *m, uint64_t now)
 {
+    if (!speaks_for_itself(s, port, m)) {
+        static struct an2_log_limit limit;
+        s->sig_refused++;
+        an2_log_limited(&limit, "port %u: %s that speaks for host %u.%u refused (not the "
+                        "port's own)", port, m->type == AN2_SIG_SETUP ? "a SETUP"
+                        : m->type == AN2_SIG_LOOKUP ? "a LOOKUP" : "a FOUND",
+                        (m->type == AN2_SIG_FOUND ? m->called_host : m->calling_host) >> 8 & 0xffu,
+                        (m->type == AN2_SIG_FOUND ? m->called_host : m->calling_host) & 0xffu);
+        return;
+    }
     switch (m->type) {
     case AN2_SIG_ROUTE:
         on_route(s, port, m, now);

@@ -11,6 +11,16 @@
 #include "fault_inject.h"
 
 struct an2_capture;
+struct an2_auth;
+struct an2_handshake;
+
+/* A link authenticating before it gets a port. */
+struct an2sw_pending {
+    struct an2_handshake *hs;       /* NULL: a free slot */
+    int trunk;                      /* the trunk's index, or -1 for a link accepted */
+    uint64_t started_ns;
+    char peer[64];                  /* its address, for the log */
+};
 
 #define MAX_LISTEN 8
 #define MAX_TRUNKS 16
@@ -25,10 +35,14 @@ struct an2_capture;
 #define EV_LISTEN 2u                /* + index */
 #define EV_CONTROL 3u
 #define EV_LINK 64u                 /* + port */
+#define EV_PENDING 4096u            /* + slot of a link authenticating */
+
+#define AN2SW_MAX_PENDING 32        /* links authenticating at once (then the oldest goes) */
+#define AN2SW_TRUNK_AUTHENTICATING (-2)   /* a trunk's port while it authenticates */
 
 struct an2sw_trunk {
     const char *spec;
-    int port;                       /* -1 while not connected */
+    int port;                       /* -1 while not connected, or AN2SW_TRUNK_AUTHENTICATING */
     uint64_t next_try_ns;
     bool warned;
 };
@@ -47,6 +61,7 @@ struct an2sw_options {
     struct an2sw_trunk trunks[MAX_TRUNKS];
     unsigned ntrunks;
     const char *pid_file, *log_file, *control;
+    const char *auth;               /* --auth: how links prove themselves (an2_link_auth.h) */
     bool stop;
     bool window_given;              /* --vc-credits: every link's window, fixed */
 };
@@ -63,6 +78,9 @@ struct an2sw_daemon {
     int control_fd;
     uint64_t start_ns;
     uint64_t accept_paused_until;   /* out of descriptors: not listening until then */
+    struct an2_auth *auth;
+    struct an2sw_pending pending[AN2SW_MAX_PENDING];
+    uint64_t links_refused;         /* connections that failed the handshake */
 };
 
 /* an2switch_options.c: the command line into o (exits 0 after --help). 0, or -1 (said on
@@ -84,8 +102,21 @@ void an2sw_trunks_connect(struct an2sw_daemon *st, uint64_t now);
 /* Listening on, or (out of descriptors: the listening sockets would wake us in a loop) not
  * until a second has passed. */
 void an2sw_listen_pause(struct an2sw_daemon *st, const int *lfds, bool pause, uint64_t now);
-/* Accepts the links waiting on listening socket lfd (a bounded batch). */
+/* Accepts the links waiting on listening socket lfd (a bounded batch); each authenticates
+ * first. */
 void an2sw_links_accept(struct an2sw_daemon *st, const int *lfds, int lfd, uint64_t now);
+/* An authenticated connection becomes the link of a free port (trunk: its index, or -1). */
+void an2sw_link_add(struct an2sw_daemon *st, int fd, int trunk, uint64_t now);
+
+/* an2switch_handshakes.c: connections authenticating (an2_link_auth.h) before they get a
+ * port. fd (accepted: trunk -1; else the trunk's index) starts its handshake. */
+void an2sw_handshake_begin(struct an2sw_daemon *st, int fd, int trunk, uint64_t now);
+/* Slot's socket is ready: a step; done, it becomes a link; failed, it is closed and logged. */
+void an2sw_handshake_event(struct an2sw_daemon *st, unsigned slot, uint64_t now);
+/* Those past their deadline fail. */
+void an2sw_handshakes_tick(struct an2sw_daemon *st, uint64_t now);
+uint64_t an2sw_handshakes_deadline(const struct an2sw_daemon *st);
+void an2sw_handshakes_free(struct an2sw_daemon *st);
 
 /* an2switch_loop.c: moves cells and serves the descriptors until a signal stops it. */
 void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds);

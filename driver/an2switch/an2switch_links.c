@@ -38,7 +38,7 @@ static int free_port(const struct an2sw_daemon *st)
     return -1;
 }
 
-static void add_link(struct an2sw_daemon *st, int fd, uint64_t now)
+void an2sw_link_add(struct an2sw_daemon *st, int fd, int trunk, uint64_t now)
 {
     int port = free_port(st);
     if (port < 0) {
@@ -74,6 +74,8 @@ static void add_link(struct an2sw_daemon *st, int fd, uint64_t now)
     double rate = st->o->port_rate[port] >= 0 ? st->o->port_rate[port] : st->o->rate;
     an2_switch_port_set_rate(st->s.sw, (unsigned)port, rate);
     st->s.links[port] = l;
+    if (trunk >= 0)
+        st->o->trunks[trunk].port = port;
     st->announced[port] = st->writing[port] = false;
     an2_credit_window_init(&st->windows[port]);
 }
@@ -132,7 +134,7 @@ void an2sw_trunks_connect(struct an2sw_daemon *st, uint64_t now)
 {
     for (unsigned i = 0; i < st->o->ntrunks; i++) {
         struct an2sw_trunk *t = &st->o->trunks[i];
-        if (t->port >= 0 || now < t->next_try_ns)
+        if (t->port != -1 || now < t->next_try_ns)
             continue;
         t->next_try_ns = now + TRUNK_RETRY_NS;
         char err[256];
@@ -144,10 +146,7 @@ void an2sw_trunks_connect(struct an2sw_daemon *st, uint64_t now)
             continue;
         }
         t->warned = false;
-        int port = free_port(st);
-        add_link(st, fd, now);
-        if (port >= 0 && st->s.links[port])
-            t->port = port;
+        an2sw_handshake_begin(st, fd, (int)i, now);
     }
 }
 
@@ -178,6 +177,6 @@ void an2sw_links_accept(struct an2sw_daemon *st, const int *lfds, int lfd, uint6
                 return;
             continue;
         }
-        add_link(st, fd, now);
+        an2sw_handshake_begin(st, fd, -1, now);
     }
 }

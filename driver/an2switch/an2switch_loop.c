@@ -49,12 +49,14 @@ static uint64_t next_deadline(const struct an2sw_daemon *st, uint64_t now)
                 t = d;
         }
     for (unsigned i = 0; i < st->o->ntrunks; i++)
-        if (st->o->trunks[i].port < 0 && st->o->trunks[i].next_try_ns < t)
+        if (st->o->trunks[i].port == -1 && st->o->trunks[i].next_try_ns < t)
             t = st->o->trunks[i].next_try_ns;
     if (st->s.next_advert_ns < t)
         t = st->s.next_advert_ns;
     if (an2sw_drains_deadline(&st->s) < t)
         t = an2sw_drains_deadline(&st->s);
+    if (an2sw_handshakes_deadline(st) < t)
+        t = an2sw_handshakes_deadline(st);
     if (st->accept_paused_until && st->accept_paused_until < t)
         t = st->accept_paused_until;
     return t < now ? now : t;
@@ -93,6 +95,8 @@ void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
                 }
             } else if (tag == EV_CONTROL) {
                 an2sw_control_answer(st);
+            } else if (tag >= EV_PENDING) {
+                an2sw_handshake_event(st, (unsigned)(tag - EV_PENDING), now);
             } else if (tag >= EV_LINK) {
                 unsigned port = (unsigned)(tag - EV_LINK);
                 if (port < st->s.nports && st->s.links[port])
@@ -108,6 +112,7 @@ void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
             last_traffic = t;
             last_progress = now;
         }
+        an2sw_handshakes_tick(st, now);
         an2sw_trunks_connect(st, now);
         an2sw_routes_tick(&st->s, now);
         if (st->accept_paused_until && now >= st->accept_paused_until)

@@ -18,6 +18,7 @@
 #include "an2_capture.h"
 #include "an2_clock.h"
 #include "an2_link.h"
+#include "an2_link_auth.h"
 #include "an2_log.h"
 #include "an2_netaddr.h"
 #include "an2_switch.h"
@@ -72,6 +73,11 @@ int main(int argc, char **argv)
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = EV_SIGNAL};
     if (st.epfd < 0 || sigfd < 0 || epoll_ctl(st.epfd, EPOLL_CTL_ADD, sigfd, &ev)) {
         fprintf(stderr, "an2switch: %s\n", strerror(errno));
+        goto out;
+    }
+    char auth_err[256];
+    if (!(st.auth = an2_auth_open(o.auth, auth_err, sizeof auth_err))) {
+        fprintf(stderr, "an2switch: --auth %s\n", auth_err);
         goto out;
     }
     for (; nl < o.nlisten; nl++) {
@@ -131,10 +137,13 @@ int main(int argc, char **argv)
     else
         an2_log("switch %u: %u ports, windows per link from %u to %u cells per VC, %s", o.id,
                  o.nports, AN2_WINDOW_FLOOR, AN2_WINDOW_CAP, o.rate > 0 ? "paced" : "unpaced");
+    an2_log("links authenticate with %s", an2_auth_describe(st.auth));
     an2sw_run(&st, sigfd, lfds);
     status = 0;
     owned_file_unlink(&pid_file);
 out:
+    an2sw_handshakes_free(&st);
+    an2_auth_close(st.auth);
     for (unsigned p = 0; st.s.links && p < st.s.nports; p++)
         if (st.s.links[p])
             an2sw_link_remove(&st, p);

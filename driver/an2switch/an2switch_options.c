@@ -18,6 +18,10 @@ static void usage(FILE *f)
             "  -l, --listen ADDR      accept links at ADDR: HOST:PORT, [IPv6]:PORT, :PORT (all\n"
             "                         addresses) or unix:PATH; repeatable\n"
             "  -t, --trunk ADDR       keep a trunk to the switch at ADDR (retried every second)\n"
+            "  -a, --auth SPEC        how every link proves itself, both ways, before HELLO:\n"
+            "                         key:FILE (a key file the fabric's daemons share, mode\n"
+            "                         0600) or munge[:SOCKET] (MUNGE credentials); default\n"
+            "                         $AN2_AUTH. Required: no link goes unauthenticated\n"
             "  -i, --id N             this switch's id, 1..255 (default 1): hosts on port P get\n"
             "                         the address N.P\n"
             "  -p, --ports N          ports (default 16, at most 255)\n"
@@ -53,6 +57,7 @@ int an2sw_parse_options(int argc, char **argv, struct an2sw_options *o)
            O_PORT_FAULTS, O_SEED, O_CAPTURE, O_CONTROL, O_SPIN, O_YIELD };
     static const struct option longopts[] = {
         {"listen", required_argument, 0, 'l'}, {"trunk", required_argument, 0, 't'},
+        {"auth", required_argument, 0, 'a'},
         {"id", required_argument, 0, 'i'},     {"ports", required_argument, 0, 'p'},
         {"rate", required_argument, 0, 'r'},   {"port-rate", required_argument, 0, O_PORT_RATE},
         {"vc-credits", required_argument, 0, O_CREDITS},
@@ -71,7 +76,7 @@ int an2sw_parse_options(int argc, char **argv, struct an2sw_options *o)
     const char *port_rates[64], *port_faults[64];
     unsigned nport_rates = 0, nport_faults = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "l:t:i:p:r:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:t:a:i:p:r:h", longopts, NULL)) != -1) {
         bool ok = true;
         switch (c) {
         case 'l':
@@ -84,6 +89,7 @@ int an2sw_parse_options(int argc, char **argv, struct an2sw_options *o)
             if (ok)
                 o->trunks[o->ntrunks++] = (struct an2sw_trunk){.spec = optarg, .port = -1};
             break;
+        case 'a': o->auth = optarg; break;
         case 'i': ok = parse_decimal_u32(optarg, 1, 255, &o->id); break;
         case 'p': ok = parse_decimal_u32(optarg, 1, 255, &o->nports); break;
         case 'r': ok = an2_parse_rate(optarg, &o->rate) == 0; break;
@@ -139,6 +145,13 @@ int an2sw_parse_options(int argc, char **argv, struct an2sw_options *o)
     }
     if (!o->nlisten && !o->ntrunks) {
         fprintf(stderr, "an2switch: nothing to do: give --listen or --trunk\n");
+        return -1;
+    }
+    if (!o->auth && getenv("AN2_AUTH") && *getenv("AN2_AUTH"))
+        o->auth = getenv("AN2_AUTH");
+    if (!o->auth) {
+        fprintf(stderr, "an2switch: links must authenticate: give --auth key:FILE or --auth "
+                        "munge (or set AN2_AUTH)\n");
         return -1;
     }
     if (o->ntrunks > o->nports) {

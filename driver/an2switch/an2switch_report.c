@@ -27,6 +27,13 @@ static size_t report(const struct an2sw_daemon *st, char *buf, size_t len)
         "held now %u\n",
         (unsigned long long)st->s.releases_held, (unsigned long long)st->s.releases_given_up,
         AN2_FIBER_DRAIN_STALL_MS, st->s.ndraining);
+    unsigned authenticating = 0;
+    for (unsigned i = 0; i < AN2SW_MAX_PENDING; i++)
+        authenticating += st->pending[i].hs != NULL;
+    OUT("links refused at the handshake %llu, authenticating now %u; signalling refused "
+        "(a host speaking for another) %llu\n",
+        (unsigned long long)st->links_refused, authenticating,
+        (unsigned long long)st->s.sig_refused);
     OUT("\n%-4s %-12s %-5s %9s %7s %13s %5s %12s %12s %8s %8s %8s\n", "PORT", "PEER", "STATE",
         "RTT_US", "WINDOW", "RATE_CELLS/S", "VCS", "CELLS_IN", "CELLS_OUT", "DROPS", "LOST",
         "FLIPPED");

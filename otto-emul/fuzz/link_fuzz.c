@@ -1,8 +1,13 @@
 /* link_fuzz.c — libFuzzer target for the link protocol's reader: arbitrary bytes arrive on a
  * switch port's link (after a valid HELLO when the first input byte is odd, so that cells,
- * credits, keepalives and signalling get parsed). The link must end cleanly or go on; never
- * crash, leak, read out of bounds or run away. */
+ * credits, keepalives and signalling get parsed), or, when its bit 1 is set, at the handshake
+ * that comes before HELLO (after a valid nonce when bit 2 is set too, so that proofs get
+ * checked). Link and handshake must end cleanly or go on; never crash, leak, read out of
+ * bounds or run away. */
 #include <arpa/inet.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +16,7 @@
 
 #include "an2_fiber.h"
 #include "an2_link.h"
+#include "an2_link_auth.h"
 #include "an2_switch.h"
 #include "an2_switch_port.h"
 
@@ -27,8 +33,77 @@ static void on_sig(void *ctx, struct an2_link *l, const struct an2_sig_msg *m)
         an2_link_vc_del(l, m->vci);
 }
 
+static struct an2_auth *auth;
+
+/* A key file, made once in a private directory and removed at once: the auth has read it. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    char dir[] = "/tmp/link-fuzz.XXXXXX", path[64], err[256];
+    if (!mkdtemp(dir))
+        abort();
+    snprintf(path, sizeof path, "%s/key", dir);
+    static const char key[] = "a key for the fuzz target only";
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 || write(fd, key, sizeof key) != (ssize_t)sizeof key || close(fd))
+        abort();
+    char spec[80];
+    snprintf(spec, sizeof spec, "key:%s", path);
+    auth = an2_auth_open(spec, err, sizeof err);
+    unlink(path);
+    rmdir(dir);
+    if (!auth)
+        abort();
+    return 0;
+}
+
+/* The handshake's reader against the bytes (after a valid nonce if asked). */
+static void fuzz_handshake(const uint8_t *data, size_t size, bool nonce_first)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+        return;
+    struct an2_handshake *hs = an2_handshake_start(sv[0], auth, false, 1);
+    if (!hs)
+        abort();
+    if (nonce_first) {
+        struct an2_fiber_auth_nonce n = {.magic = htonl(AN2_FIBER_AUTH_MAGIC),
+                                         .version = htons(AN2_FIBER_VERSION),
+                                         .method = htons(AN2_AUTH_KEY), .nonce = {1}};
+        uint8_t rec[4 + sizeof n] = {AN2_FIBER_AUTH_NONCE, 0, 0, sizeof n};
+        memcpy(rec + 4, &n, sizeof n);
+        if (write(sv[1], rec, sizeof rec) != (ssize_t)sizeof rec)
+            abort();
+    }
+    size_t off = 0;
+    uint64_t now = 2;
+    enum an2_handshake_state st = AN2_HANDSHAKE_PENDING;
+    while (off < size && st == AN2_HANDSHAKE_PENDING) {
+        size_t n = size - off < 2048 ? size - off : 2048;
+        ssize_t w = write(sv[1], data + off, n);
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+        st = an2_handshake_step(hs, now += 1000);
+        /* what the handshake sends back is read away, so the pair never fills */
+        uint8_t sink[4096];
+        while (recv(sv[1], sink, sizeof sink, MSG_DONTWAIT) > 0) {
+        }
+    }
+    if (st == AN2_HANDSHAKE_DONE) /* a forged proof passed */
+        abort();
+    an2_handshake_free(hs);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (size && (data[0] & 2)) {
+        fuzz_handshake(data + 1, size - 1, data[0] & 4);
+        return 0;
+    }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
         return 0;

@@ -12,8 +12,9 @@
  * Records
  * -------
  * Every record is a 4-byte header then `length` bytes of body; every multi-byte field is in
- * network byte order. Each end sends HELLO first and nothing else until it has received the
- * other's HELLO. Every field from the wire is untrusted: a record of an unknown type, a
+ * network byte order. A link starts with the handshake of an2_link_auth.h (AUTH_NONCE and
+ * AUTH_PROOF records both ways); once both ends are proven, each sends HELLO first and nothing
+ * else until it has received the other's HELLO. Every field from the wire is untrusted: a record of an unknown type, a
  * length the type does not allow, a cell whose HEC fails, or a cell sent beyond its credit
  * ends the link (the reader never waits for more than one record's bytes).
  *
@@ -43,7 +44,8 @@
  * As ATM's UNI uses VPI 0/VCI 5, the drivers and switches signal on VCI 5 of every link, one
  * message per one-cell AAL5 PDU (struct an2_sig_msg, then the AAL5 trailer with its CRC-32).
  * Signalling cells carry no credits: each end handles them as they arrive.
- *   SETUP    caller -> callee, hop by hop: each switch picks the outgoing port for called_host
+ *   SETUP    caller -> callee, hop by hop (a switch refuses one from a host port whose caller
+ *            is not that port's host): each switch picks the outgoing port for called_host
  *            from its table, allocates the VCI on the outgoing link (from the half of the VCI
  *            space its HELLO's vci_half gives it), programs both directions and forwards.
  *   CONNECT  callee -> caller along the same hops: the callee accepted.
@@ -64,7 +66,7 @@
  */
 
 #define AN2_FIBER_MAGIC    0x414e3246u  /* "AN2F" */
-#define AN2_FIBER_VERSION  1u
+#define AN2_FIBER_VERSION  2u         /* 2: the handshake comes first, SETUP carries a uid */
 #define AN2_FIBER_HDR      4u
 #define AN2_FIBER_MAX_CELLS   64u
 #define AN2_FIBER_MAX_CREDITS 128u
@@ -84,6 +86,8 @@ enum an2_fiber_type {
     AN2_FIBER_CELLS = 2,
     AN2_FIBER_CREDIT = 3,
     AN2_FIBER_KEEPALIVE = 4,
+    AN2_FIBER_AUTH_NONCE = 5,    /* the handshake (an2_link_auth.h): never after it */
+    AN2_FIBER_AUTH_PROOF = 6,    /* 1..AN2_AUTH_MAX_PROOF bytes */
 };
 
 enum an2_fiber_role {
@@ -110,6 +114,15 @@ struct an2_fiber_hello {
     uint16_t port;           /* the sender's port number for this link (a switch), else 0 */
 };
 static_assert(sizeof(struct an2_fiber_hello) == 28, "HELLO body");
+
+#define AN2_FIBER_AUTH_MAGIC 0x414e3241u   /* "AN2A" */
+struct an2_fiber_auth_nonce {
+    uint32_t magic;
+    uint16_t version;        /* AN2_FIBER_VERSION */
+    uint16_t method;         /* enum an2_auth_method */
+    uint8_t  nonce[32];      /* fresh random bytes */
+};
+static_assert(sizeof(struct an2_fiber_auth_nonce) == 40, "AUTH_NONCE body");
 
 struct an2_fiber_credit {
     uint16_t vci;            /* VPI 0 */
@@ -143,6 +156,7 @@ enum an2_sig_cause {
     AN2_CAUSE_NO_VCI = 4,         /* a link on the path has no free VCI */
     AN2_CAUSE_TIMEOUT = 5,        /* the callee never asked for this VC */
     AN2_CAUSE_CANCELLED = 6,      /* the caller withdrew */
+    AN2_CAUSE_REFUSED = 7,        /* the callee's an2d refuses a VC between these uids */
 };
 
 struct an2_sig_msg {
@@ -156,8 +170,10 @@ struct an2_sig_msg {
     uint32_t calling_ep, called_ep;   /* global endpoint ids */
     uint32_t name;           /* LOOKUP, FOUND */
     uint32_t call_ref;       /* LOOKUP, FOUND: the asker's request number */
+    uint32_t calling_uid;    /* SETUP: the uid of calling_ep's task, as its host's an2d
+                              * attests it (the callee's an2d applies its uid rule to it) */
 };
-static_assert(sizeof(struct an2_sig_msg) == 32, "signalling message");
+static_assert(sizeof(struct an2_sig_msg) == 36, "signalling message");
 static_assert(sizeof(struct an2_sig_msg) <= 48 - 8, "one cell with the AAL5 trailer");
 
 static inline uint32_t an2_host_addr(uint32_t switch_id, uint32_t port)

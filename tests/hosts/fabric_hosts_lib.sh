@@ -22,10 +22,16 @@ ip netns del "an2fh$$-probe"
 
 mkdir -p "$AN2_BUILD_DIR/test-tmp"
 T=$(mktemp -d "$AN2_BUILD_DIR/test-tmp/hosts.XXXXXX")
+# the fabric's key: every switch's and an2d's links prove themselves with it
+FH_KEY=$T/link.key
+(umask 077 && head -c 32 /dev/urandom >"$FH_KEY")
+export AN2_AUTH=key:$FH_KEY
 FH_SWITCHES=()
 FH_HOSTS=()
+FH_EXTRA_STOP=()   # functions that stop what a test started itself
 fh_stop_all() {
-    local h s
+    local h s f
+    for f in "${FH_EXTRA_STOP[@]}"; do "$f"; done
     for h in "${FH_HOSTS[@]}"; do "$BIN/an2d" --socket "$T/$h/an2d.sock" --stop >/dev/null 2>&1 || :; done
     for s in "${FH_SWITCHES[@]}"; do "$BIN/an2switch" --stop --pid-file "$T/$s.pid" >/dev/null 2>&1 || :; done
 }

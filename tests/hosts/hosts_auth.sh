@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Who may join the fabric, and for whom a host may speak on it:
+# 1. links that cannot prove they hold the fabric's key are refused before HELLO, each with a
+#    log line and nothing else kept: no credentials (an old-style HELLO, garbage, silence), a
+#    wrong key (a stranger's link, and an an2d started with it, which refuses the switch too),
+#    a handshake recorded from a good link and replayed;
+# 2. an authenticated host that speaks for another (a SETUP or a FOUND with another host's
+#    address) gets no VC and no answer, and the switch counts it; the real hosts' VC forms;
+# 3. a SETUP whose task is of another uid is refused by the system an2d of the callee's host,
+#    while one of the callee's own uid is held (and released when no task asks for it).
+. "$(dirname "$0")/fabric_hosts_lib.sh"
+command -v python3 >/dev/null || skip "python3 not installed"
+fh_up sw alpha beta mallory
+fh_switch s1 sw
+fh_an2d alpha sw:7000
+# beta: the system an2d (every uid's, with the uid rule between them), on the fabric
+SYS=$T/beta-system
+mkdir -m 0755 "$SYS"
+fh_sys_stop() { "$BIN/an2d" --stop --system --socket-dir "$SYS" >/dev/null 2>&1 || :; }
+FH_EXTRA_STOP+=(fh_sys_stop)
+fh_in beta "$BIN/an2d" --system --daemon --socket-dir "$SYS" --switch sw:7000 \
+    --log-file "$T/beta.log" </dev/null || fail "the system an2d on beta did not start"
+
+peer() { fh_in mallory python3 "$FH_HERE/link_peer.py" sw 7000 "$@"; }
+switch_says() { "$BIN/an2stat" --switch "$T/s1.ctl"; }
+refused_links() { switch_says | sed -n 's/^links refused at the handshake \([0-9]*\),.*/\1/p'; }
+refused_sig() { switch_says | sed -n 's/.*(a host speaking for another) \([0-9]*\)$/\1/p'; }
+addr_of() { # the fabric address its an2d was given, as an integer (switch << 8 | port)
+    local a
+    a=$(sed -n 's/.*this host is \([0-9]*\)\.\([0-9]*\)$/\1 \2/p' "$1" | tail -n 1)
+    [[ -n $a ]] || fail "no address in $1"
+    echo $((${a% *} << 8 | ${a#* }))
+}
+expect() { # expect NAME WANT OUTPUT
+    [[ $3 == "$2" ]] || fail "$1: expected \"$2\", got \"$3\""
+}
+
+# 1. strangers: each refused, the switch keeps nothing of them
+old_hello=0100001c414e3246000100010000000000000000000000400000c80000010000
+expect "an old-style HELLO" closed "$(peer noauth "$old_hello" 2>&1)"
+expect "garbage" closed "$(peer noauth 474554202f20485454502f312e310d0a0d0a 2>&1)"   # GET / HTTP/1.1
+(umask 077 && head -c 32 /dev/urandom >"$T/wrong.key")
+expect "a wrong key" closed "$(fh_in mallory env AN2_AUTH="key:$T/wrong.key" \
+    python3 "$FH_HERE/link_peer.py" sw 7000 raw "" 2>&1)"
+expect "a replayed handshake" closed "$(peer replay 2>&1)"
+if fh_in mallory "$BIN/an2d" -d --socket "$T/mallory.sock" --switch sw:7000 \
+       --auth "key:$T/wrong.key" --log-file "$T/mallory.log" </dev/null >/dev/null 2>&1; then
+    "$BIN/an2d" --socket "$T/mallory.sock" --stop
+    fail "an an2d with a wrong key attached to the switch"
+fi
+grep -q "not authenticated: its proof does not check" "$T/mallory.log" ||
+    fail "the an2d with a wrong key does not say why: $(cat "$T/mallory.log")"
+expect "silence" closed "$(peer noauth "" 2>&1)"
+expect "links refused" 6 "$(refused_links)"
+for why in "it said HELLO without authenticating" "not an AN2 link handshake" \
+           "its proof does not check with our key"; do
+    grep -q "link from .* refused: $why" "$T/s1.log" || fail "the switch's log does not say: $why"
+done
+switch_says | grep -q "authenticating now 0;" || fail "the switch still holds a stranger: $(switch_says)"
+kill -0 "$(cat "$T/s1.pid")" || fail "the switch died"
+
+# 2. no host speaks for another: the spoofed message gets no answer (the first that comes is
+# the one for mallory's own SETUP, VCI 32769, to a missing endpoint: cause 2)
+alpha=$(addr_of "$T/alpha.log")
+beta=$(addr_of "$T/beta.log")
+expect "a SETUP for alpha" "release vci 32769 cause 2" "$(peer spoof-setup "$alpha" "$beta" 2>&1)"
+expect "a FOUND for alpha" "release vci 32769 cause 2" "$(peer spoof-found "$alpha" "$beta" 2>&1)"
+expect "signalling refused" 2 "$(refused_sig)"
+grep -q "port [0-9]*: a SETUP that speaks for host $((alpha >> 8)).$((alpha & 255)) refused" "$T/s1.log" ||
+    fail "the switch's log does not name the spoofed SETUP"
+fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$SYS/an2d.sock" \
+    "$TBIN/t_exchange" >/dev/null || fail "alpha and beta could not exchange after the spoofs"
+
+# 3. the uid rule across hosts: beta's system an2d refuses a SETUP of another uid's task
+mkfifo "$T/flood.in"
+fh_in beta env AN2_SOCKET="$SYS/an2d.sock" "$TBIN/t_flood" <"$T/flood.in" >"$T/flood.out" 2>&1 &
+flood=$!
+exec 5>"$T/flood.in"
+has_ep() { grep -q '^ep ' "$T/flood.out"; }
+hosts_wait_for 300 has_ep || fail "t_flood on beta did not start: $(cat "$T/flood.out")"
+ep=$(awk '$1 == "ep" { print $2; exit }' "$T/flood.out")
+expect "a SETUP of uid 4242" "release vci 32768 cause 7" "$(peer call "$ep" 4242 2>&1)"
+grep -q "SETUP from endpoint .* (uid 4242) to endpoint $ep refused: a VC between these uids" \
+    "$T/beta.log" || fail "beta's an2d does not say why it refused uid 4242"
+# root's own SETUP is held for its task, which never asks: released with cause 5 (timeout)
+expect "a SETUP of uid 0" "release vci 32768 cause 5" "$(peer call "$ep" 0 2>&1)"
+exec 5>&-   # (t_flood ends: no peer to call)
+wait "$flood" || :
+echo "hosts_auth: ok"
