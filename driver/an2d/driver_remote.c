@@ -497,6 +497,11 @@ void an2_driver_fabric_tick(struct an2_driver *drv, uint64_t now)
             i++;
             continue;
         }
+        static struct an2_log_limit limit;
+        an2_log_limited(&limit, "SETUP from endpoint %u to endpoint %u released after %llu s: "
+                        "no task here asked for it (its caller's an2d calls again while its "
+                        "task waits)", drv->held[i].from_id, drv->held[i].to_id,
+                        HELD_SETUP_NS / 1000000000ull);
         drv_remote_release(drv, drv->held[i].link_vci, AN2_CAUSE_TIMEOUT);
         drv->held[i] = drv->held[--drv->nheld];
     }

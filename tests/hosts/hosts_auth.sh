@@ -7,7 +7,9 @@
 # 2. an authenticated host that speaks for another (a SETUP or a FOUND with another host's
 #    address) gets no VC and no answer, and the switch counts it; the real hosts' VC forms;
 # 3. a SETUP whose task is of another uid is refused by the system an2d of the callee's host,
-#    while one of the callee's own uid is held (and released when no task asks for it).
+#    while one of the callee's own uid is held (and released when no task asks for it);
+# 4. a task that asks for its VC after the caller's SETUP was released unasked still gets it:
+#    the caller's an2d calls again.
 . "$(dirname "$0")/fabric_hosts_lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
 fh_up sw alpha beta mallory
@@ -84,6 +86,29 @@ grep -q "SETUP from endpoint .* (uid 4242) to endpoint $ep refused: a VC between
     "$T/beta.log" || fail "beta's an2d does not say why it refused uid 4242"
 # root's own SETUP is held for its task, which never asks: released with cause 5 (timeout)
 expect "a SETUP of uid 0" "release vci 32768 cause 5" "$(peer call "$ep" 0 2>&1)"
-exec 5>&-   # (t_flood ends: no peer to call)
-wait "$flood" || :
+
+# 4. alpha's task calls beta's (the lower endpoint calls); beta's task asks only once beta's
+# an2d has released the SETUP unasked; the VC forms all the same (alpha's an2d called again),
+# and alpha's sender sees beta's task go when it is killed
+mkfifo "$T/a.in"
+fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" "$TBIN/t_flood" <"$T/a.in" >"$T/a.out" 2>&1 &
+sender=$!
+exec 6>"$T/a.in"
+a_has_ep() { grep -q '^ep ' "$T/a.out"; }
+hosts_wait_for 300 a_has_ep || fail "t_flood on alpha did not start: $(cat "$T/a.out")"
+a_ep=$(awk '$1 == "ep" { print $2; exit }' "$T/a.out")
+((a_ep < ep)) || fail "alpha's endpoint $a_ep is not below beta's $ep: alpha would not call"
+echo "$ep" >&6
+released() { grep -q "SETUP from endpoint $a_ep to endpoint $ep released after" "$T/beta.log"; }
+hosts_wait_for 300 released || fail "beta's an2d did not release alpha's SETUP unasked"
+echo "$a_ep" >&5
+exec 5>&- 6>&-
+vc_up() { "$BIN/an2stat" --socket "$(fh_sock alpha)" 2>/dev/null | grep -q "$((ep >> 16 >> 8)).$((ep >> 16 & 255))/$((ep & 65535))"; }
+hosts_wait_for 300 vc_up || fail "the VC from alpha to beta did not form: $("$BIN/an2stat" --socket "$(fh_sock alpha)" 2>&1 | tail -n 5)"
+b_pid=$(sed -n "s/.*endpoint $ep opened by pid \([0-9]*\) .*/\1/p" "$T/beta.log" | tail -n 1)
+[[ -n $b_pid ]] || fail "no pid of beta's task in beta's log"
+kill -KILL "$b_pid"
+wait "$sender" || fail "alpha's sender: $(cat "$T/a.out")"
+grep -q "PEER_GONE" "$T/a.out" || fail "alpha's sender: $(cat "$T/a.out")"
+wait "$flood" 2>/dev/null || :
 echo "hosts_auth: ok"
