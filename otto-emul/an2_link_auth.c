@@ -86,7 +86,10 @@ struct an2_auth *an2_auth_open(const char *spec, char *err, size_t errlen)
         } else {
             snprintf(a->munge_socket, sizeof a->munge_socket, "%s", sock);
             snprintf(a->text, sizeof a->text, "munge (%s)", *sock ? sock : "its default socket");
-            return a;
+            /* a credential now: a munged that is missing is said at start, not at each link */
+            uint8_t probe[32] = {0}, cred[AN2_AUTH_MAX_PROOF];
+            if (an2_munge_prove(a->munge_socket, probe, cred, sizeof cred, err, errlen) >= 0)
+                return a;
         }
     } else {
         snprintf(err, errlen, "'%s': say key:FILE or munge[:SOCKET]", spec ? spec : "");
