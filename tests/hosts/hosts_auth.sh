@@ -73,14 +73,22 @@ grep -q "port [0-9]*: a SETUP that speaks for host $((alpha >> 8)).$((alpha & 25
 fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" AN2_PEER_SOCKET="$SYS/an2d.sock" \
     "$TBIN/t_exchange" >/dev/null || fail "alpha and beta could not exchange after the spoofs"
 
+# flood_start NAME HOST SOCKET: t_flood on HOST (its an2d at SOCKET), its output in T/NAME.out;
+# it reads its peer's endpoint id from the fifo T/NAME.in; FLOOD_PID
+flood_start() {
+    mkfifo "$T/$1.in"
+    fh_in "$2" env AN2_SOCKET="$3" "$TBIN/t_flood" <"$T/$1.in" >"$T/$1.out" 2>&1 &
+    FLOOD_PID=$!
+}
+flood_ep() { awk '$1 == "ep" { print $2; exit }' "$T/$1.out"; }
+flood_started() { [[ -n $(flood_ep "$1") ]]; }
+flood_wait() { hosts_wait_for 300 flood_started "$1" || fail "t_flood $1 did not start: $(cat "$T/$1.out")"; }
+
 # 3. the uid rule across hosts: beta's system an2d refuses a SETUP of another uid's task
-mkfifo "$T/flood.in"
-fh_in beta env AN2_SOCKET="$SYS/an2d.sock" "$TBIN/t_flood" <"$T/flood.in" >"$T/flood.out" 2>&1 &
-flood=$!
-exec 5>"$T/flood.in"
-has_ep() { grep -q '^ep ' "$T/flood.out"; }
-hosts_wait_for 300 has_ep || fail "t_flood on beta did not start: $(cat "$T/flood.out")"
-ep=$(awk '$1 == "ep" { print $2; exit }' "$T/flood.out")
+flood_start b beta "$SYS/an2d.sock"
+exec 5>"$T/b.in"
+flood_wait b
+ep=$(flood_ep b)
 expect "a SETUP of uid 4242" "release vci 32768 cause 7" "$(peer call "$ep" 4242 2>&1)"
 grep -q "SETUP from endpoint .* (uid 4242) to endpoint $ep refused: a VC between these uids" \
     "$T/beta.log" || fail "beta's an2d does not say why it refused uid 4242"
@@ -90,13 +98,11 @@ expect "a SETUP of uid 0" "release vci 32768 cause 5" "$(peer call "$ep" 0 2>&1)
 # 4. alpha's task calls beta's (the lower endpoint calls); beta's task asks only once beta's
 # an2d has released the SETUP unasked; the VC forms all the same (alpha's an2d called again),
 # and alpha's sender sees beta's task go when it is killed
-mkfifo "$T/a.in"
-fh_in alpha env AN2_SOCKET="$(fh_sock alpha)" "$TBIN/t_flood" <"$T/a.in" >"$T/a.out" 2>&1 &
-sender=$!
+flood_start a alpha "$(fh_sock alpha)"
+sender=$FLOOD_PID
 exec 6>"$T/a.in"
-a_has_ep() { grep -q '^ep ' "$T/a.out"; }
-hosts_wait_for 300 a_has_ep || fail "t_flood on alpha did not start: $(cat "$T/a.out")"
-a_ep=$(awk '$1 == "ep" { print $2; exit }' "$T/a.out")
+flood_wait a
+a_ep=$(flood_ep a)
 ((a_ep < ep)) || fail "alpha's endpoint $a_ep is not below beta's $ep: alpha would not call"
 echo "$ep" >&6
 released() { grep -q "SETUP from endpoint $a_ep to endpoint $ep released after" "$T/beta.log"; }
@@ -110,5 +116,4 @@ b_pid=$(sed -n "s/.*endpoint $ep opened by pid \([0-9]*\) .*/\1/p" "$T/beta.log"
 kill -KILL "$b_pid"
 wait "$sender" || fail "alpha's sender: $(cat "$T/a.out")"
 grep -q "PEER_GONE" "$T/a.out" || fail "alpha's sender: $(cat "$T/a.out")"
-wait "$flood" 2>/dev/null || :
 echo "hosts_auth: ok"
