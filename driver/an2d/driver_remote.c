@@ -295,7 +295,6 @@ static void on_setup(struct an2_driver *drv, const struct an2_sig_msg *m, uint64
     if (refuse) {
         if (refuse != AN2_CAUSE_NO_ENDPOINT) {
             static struct an2_log_limit limit;
-            drv->setups_refused++;
             an2_log_limited(&limit, "SETUP from endpoint %u (uid %u) to endpoint %u refused: %s",
                             m->calling_ep, m->calling_uid, m->called_ep,
                             refuse == AN2_CAUSE_REFUSED ? "a VC between these uids is not "

@@ -154,7 +154,6 @@ struct an2_driver {
     struct drv_rdrain *rdrains;   /* nrdrains used of cap_rdrains */
     size_t nrdrains, cap_rdrains;
     uint64_t releases_held, releases_given_up;
-    uint64_t setups_refused;      /* SETUPs from other hosts refused: uid rule, or too many held */
 };
 
 /* driver_client.c: what every handler does with a client */
