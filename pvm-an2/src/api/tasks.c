@@ -18,6 +18,7 @@
 #include "route_set.h"
 #include "rxqueue.h"
 #include "send.h"
+#include "trace.h"
 
 /* Non-negative entries first, in order; stock's exchange order for the rest. */
 static int move_errors_last(int n, int *a)
@@ -63,8 +64,9 @@ static int pack_spawn_env(struct msg *m)
 	}
 	char buf[64];
 	cc = lpvm_pack_int(m, nvars + 4);
+	snprintf(buf, sizeof buf, "PVMTMASK=%s", lpvm_trc.child_mask);
 	if (!cc)
-		cc = lpvm_pack_str(m, "PVMTMASK=");
+		cc = lpvm_pack_str(m, buf);
 	snprintf(buf, sizeof buf, "PVMTRCBUF=%d", lpvm.trc_buf);
 	if (!cc)
 		cc = lpvm_pack_str(m, buf);

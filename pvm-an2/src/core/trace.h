@@ -1,0 +1,64 @@
+/* Tracing as Debian's libpvm3 does it (trace.c): the trace settings of the task and its
+ * children, and the events a traced call sends to the tracer, in PVM 3.4's format. A traced
+ * entry point tests lpvm_trc.armed once (trc_armed) and takes its traced path only then. */
+#ifndef LPVM_TRACE_H
+#define LPVM_TRACE_H
+
+#include <sys/time.h>   /* before <pvmtev.h>, whose structures hold timevals */
+#include <pvmtev.h>
+
+struct msg;
+
+struct trc_state {
+	int armed;                        /* calls take their traced path: not joined yet, or a
+	                                   * tracer other than ourselves is set (trc_rearm) */
+	int busy;                         /* a traced call runs: the calls it makes are not traced */
+	Pvmtmask mask;                    /* the events we trace */
+	Pvmtmask child_mask;              /* the events the tasks we spawn trace */
+	/* Asks the tracer's mailbox entry for mask, buffering and options (set by the API
+	 * layer; NULL: not asked). */
+	void (*read_tracer_entry)(void);
+};
+
+extern struct trc_state lpvm_trc;
+
+static inline int trc_armed(void)
+{
+	return __builtin_expect(lpvm_trc.armed, 0);
+}
+
+/* Recomputes armed from the task's state; call after the tracer or our tid changed. */
+void trc_rearm(void);
+/* The task has joined: masks, buffering and options from PVMTMASK, PVMTRCBUF, PVMTRCOPT (or
+ * the tracer's mailbox entry), descriptors to be sent again. */
+void trc_joined(void);
+
+/* A traced call starts: 1 if it is the outermost one (it traces; trc_release() when done),
+ * 0 inside another traced call. */
+int trc_claim(void);
+void trc_release(void);
+
+/* Starts the event kind | entry_exit (TEV_EVENT_ENTRY or _EXIT) if the task traces it: 1 and
+ * the caller adds the event's data with trc_* and ends with trc_end(); 0: nothing to do. */
+int trc_begin(int kind, int entry_exit);
+void trc_int(int did, int v);
+void trc_ints(int did, const int *v, int n);   /* an array */
+void trc_long(int did, long v);
+void trc_str(int did, const char *s);
+void trc_strs(int did, char **s, int n);       /* an array of strings */
+void trc_end(void);
+/* Sends what is buffered, or the time or count summary: at pvm_exit and when the buffering
+ * or options change. */
+void trc_flush(void);
+
+/* Whether a user-defined event (pvm_send to PVM_TRACE_TID, PVM_TRACE_CODE) goes out. */
+int trc_user_event_wanted(void);
+/* Sends a PvmDataTrace message m, its end marker added, to the tracer: 0 or an error. */
+int trc_send_user_event(struct msg *m);
+
+/* "@@@…" with every event cleared */
+void trc_mask_clear(Pvmtmask m);
+/* 1 if s is a mask of the right length */
+int trc_mask_valid(const char *s);
+
+#endif
