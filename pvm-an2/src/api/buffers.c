@@ -4,8 +4,9 @@
 #include "errors.h"
 #include "lib_state.h"
 #include "msg.h"
+#include "trace.h"
 
-int pvm_mkbuf(int encoding)
+static int mkbuf_untraced(int encoding)
 {
 	int enc;
 	switch (encoding) {
@@ -21,7 +22,7 @@ int pvm_mkbuf(int encoding)
 	return m->mid;
 }
 
-int pvm_freebuf(int mid)
+static int freebuf_untraced(int mid)
 {
 	if (mid < 0)
 		return lpvm_error("pvm_freebuf", PvmBadParam);
@@ -34,9 +35,9 @@ int pvm_freebuf(int mid)
 	return PvmOk;
 }
 
-int pvm_initsend(int encoding)
+static int initsend_untraced(int encoding)
 {
-	int mid = pvm_mkbuf(encoding);
+	int mid = mkbuf_untraced(encoding);
 	if (mid < 0)
 		return lpvm_error("pvm_initsend", mid);
 	if (lpvm.sbuf)
@@ -94,7 +95,7 @@ int pvm_setrbuf(int mid)
 	return old;
 }
 
-int pvm_bufinfo(int mid, int *len, int *tag, int *tid)
+static int bufinfo_untraced(int mid, int *len, int *tag, int *tid)
 {
 	if (mid <= 0)
 		return lpvm_error("pvm_bufinfo", PvmBadParam);
@@ -144,4 +145,72 @@ int pvm_setminfo(int mid, struct pvmminfo *info)
 	m->src = info->src;
 	m->dst = info->dst;
 	return PvmOk;
+}
+
+/* The calls above as the tracer sees them: one datum in, one out (and bufinfo's answers). */
+static int traced_one(int kind, int in_did, int arg, int out_did, int (*untraced)(int))
+{
+	int top = trc_claim();
+	TRC_EVENT(top, kind, TEV_EVENT_ENTRY)
+		trc_int(in_did, arg);
+	int cc = untraced(arg);
+	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
+		trc_int(out_did, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_mkbuf(int encoding)
+{
+	if (trc_armed())
+		return traced_one(TEV_MKBUF, TEV_DID_ME, encoding, TEV_DID_MB, mkbuf_untraced);
+	return mkbuf_untraced(encoding);
+}
+
+int pvm_freebuf(int mid)
+{
+	if (trc_armed())
+		return traced_one(TEV_FREEBUF, TEV_DID_MB, mid, TEV_DID_CC, freebuf_untraced);
+	return freebuf_untraced(mid);
+}
+
+int pvm_initsend(int encoding)
+{
+	if (trc_armed())
+		return traced_one(TEV_INITSEND, TEV_DID_ME, encoding, TEV_DID_MSB, initsend_untraced);
+	return initsend_untraced(encoding);
+}
+
+static int traced_bufinfo(int mid, int *len, int *tag, int *tid)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_BUFINFO, TEV_EVENT_ENTRY)
+		trc_int(TEV_DID_MB, mid);
+	int l, t, s;
+	int cc = bufinfo_untraced(mid, &l, &t, &s);
+	if (!cc) {
+		if (len)
+			*len = l;
+		if (tag)
+			*tag = t;
+		if (tid)
+			*tid = s;
+	}
+	TRC_EVENT(top, TEV_BUFINFO, TEV_EVENT_EXIT) {
+		trc_int(TEV_DID_CC, cc);
+		trc_int(TEV_DID_INB, cc ? cc : l);
+		trc_int(TEV_DID_IMC, cc ? cc : t);
+		trc_int(TEV_DID_IST, cc ? cc : s);
+	}
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_bufinfo(int mid, int *len, int *tag, int *tid)
+{
+	if (trc_armed())
+		return traced_bufinfo(mid, len, tag, tid);
+	return bufinfo_untraced(mid, len, tag, tid);
 }

@@ -82,7 +82,7 @@ static int pack_spawn_env(struct msg *m)
 	return cc;
 }
 
-int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *tids)
+static int spawn_untraced(char *file, char **argv, int flags, char *where, int count, int *tids)
 {
 	int cc = lpvm_attach();
 	if (cc)
@@ -140,6 +140,38 @@ int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *t
 	if (list != tids)
 		free(list);
 	return cc < 0 ? lpvm_error("pvm_spawn", cc) : cc;
+}
+
+static int traced_spawn(char *file, char **argv, int flags, char *where, int count, int *tids)
+{
+	int top = trc_claim();
+	lpvm_attach();   /* as stock's tracing check, before the entry event */
+	const char *pt = getenv("PVMTASK");
+	TRC_EVENT(top, TEV_SPAWN, TEV_EVENT_ENTRY) {
+		trc_str(TEV_DID_SE, file);
+		trc_str(TEV_DID_SW, where);
+		trc_int(TEV_DID_SF, pt ? (int)strtol(pt, NULL, 0) | flags : flags);
+		trc_int(TEV_DID_SC, count);
+	}
+	int *list = tids, *own = NULL;
+	if (!list && count > 0 && count < 1 << 20)   /* the exit event lists the new tids */
+		list = own = malloc(sizeof(int) * (size_t)count);
+	int cc = spawn_untraced(file, argv, flags, where, count, list);
+	TRC_EVENT(top, TEV_SPAWN, TEV_EVENT_EXIT) {
+		trc_int(TEV_DID_CC, cc);
+		trc_ints(TEV_DID_STL, list, cc > 0 ? cc : 0);
+	}
+	free(own);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *tids)
+{
+	if (trc_armed())
+		return traced_spawn(file, argv, flags, where, count, tids);
+	return spawn_untraced(file, argv, flags, where, count, tids);
 }
 
 int pvm_sendsig(int tid, int signum)

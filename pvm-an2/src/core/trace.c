@@ -328,16 +328,3 @@ void trc_flush(void)
 	if (m)
 		send_to_tracer(m);
 }
-
-int trc_user_event_wanted(void)
-{
-	return traces(TEV_USER_DEFINED);
-}
-
-int trc_send_user_event(struct msg *m)
-{
-	int cc = lpvm_pack_int(m, TEV_MARK_USER_EVENT_RECORD_END);
-	if (!cc)
-		cc = lpvm_route_send(m, lpvm.self_trc_tid, lpvm.self_trc_tag, lpvm.self_trc_ctx);
-	return cc;
-}

@@ -27,6 +27,11 @@ static inline int trc_armed(void)
 	return __builtin_expect(lpvm_trc.armed, 0);
 }
 
+/* The block after it packs the data of event kind | ee (entry or exit) when top (the call
+ * claimed tracing, trc_claim) and the task traces that event; the event ends after it. */
+#define TRC_EVENT(top, kind, ee) \
+	for (int trc_once_ = (top) && trc_begin((kind), (ee)); trc_once_; trc_once_ = 0, trc_end())
+
 /* Recomputes armed from the task's state; call after the tracer or our tid changed. */
 void trc_rearm(void);
 /* The task has joined: masks, buffering and options from PVMTMASK, PVMTRCBUF, PVMTRCOPT (or
@@ -50,11 +55,6 @@ void trc_end(void);
 /* Sends what is buffered, or the time or count summary: at pvm_exit and when the buffering
  * or options change. */
 void trc_flush(void);
-
-/* Whether a user-defined event (pvm_send to PVM_TRACE_TID, PVM_TRACE_CODE) goes out. */
-int trc_user_event_wanted(void);
-/* Sends a PvmDataTrace message m, its end marker added, to the tracer: 0 or an error. */
-int trc_send_user_event(struct msg *m);
 
 /* "@@@…" with every event cleared */
 void trc_mask_clear(Pvmtmask m);
