@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Puts a trace file written by Debian's tracer in a form two runs can be compared in: the
-event records only, times replaced by T, task ids by the task's role (P the task started
-from the shell, C1, C2 ... its children in the order pvm_spawn listed them), buffer ids (as a
+event records only, times replaced by T, task ids by the task's role (P the task that spawns
+the others, C1, C2 ... its children in the order pvm_spawn listed them, K the task that
+started P if any), buffer ids (as a
 receive, pvm_initsend or pvm_mkbuf return them, as pvm_freebuf takes them) by B and the data
-addresses of the pack calls by A: libraries number buffers and place data as they like.
-Records grouped by task, each task's in the order it made them."""
+addresses of the pack calls by A: libraries number buffers and place data as they like; the
+times a timing summary adds up by S.
+Records grouped by task, each task's in the order it made them; then the task's output
+records (the pvmd's, which reach the tracer when the pvmd reads the task's output: at no fixed
+place among the task's own), in their order."""
 import re
 import sys
 
 RECORD = re.compile(r'^"([^"]+)" \{ (.*) \};;$')
-TOKEN = re.compile(r'\[\d+\] \{ [^}]* \}|"[^"]*"|-?\d+')
+TOKEN = re.compile(r'(?:\[\d+\] )+\{ [^}]* \}|"[^"]*"|-?\d+')
 BUFFER_IDS = ("recv(1.1)", "nrecv(1.1)", "trecv(1.1)", "initsend(1.1)", "mkbuf(1.1)",
               "freebuf(0.0)")
 PACK_ENTRY = re.compile(r"^u?pk[a-z]+\(0\.0\)$")
@@ -29,14 +33,19 @@ def main():
     recs = list(records(sys.argv[1]))
     if not recs:
         sys.exit("trace_normalize.py: no event records in " + sys.argv[1])
+    # the pvmd's newtask records, in the order the tasks started: TS TU TID PT TF TN
+    started = [(f[2], f[3]) for name, f in recs if name == "newtask(0)" and len(f) > 3]
+    tids = {tid for tid, _ in started}
     role = {}
-    for name, f in recs:
-        if name == "newtask(0)" and len(f) > 3 and f[3] == "-1":
-            role.setdefault(f[2], "P")
-    for name, f in recs:
-        if name == "spawn(1.1)" and len(f) > 4:
-            for i, tid in enumerate(re.findall(r"-?\d+", f[4].split("{", 1)[1])):
-                role.setdefault(tid, "C%d" % (i + 1))
+    for tid, parent in started:   # P: the first task not started by another traced task
+        if parent not in tids:
+            role[tid] = "P"
+            if parent != "-1":
+                role[parent] = "K"
+            break
+    children = [tid for tid, parent in started if role.get(parent) == "P"]
+    for i, tid in enumerate(children):
+        role.setdefault(tid, "C%d" % (i + 1))
 
     def sub(tok):
         return re.sub(r"-?\d+", lambda m: role.get(m.group(0), m.group(0)), tok)
@@ -48,11 +57,14 @@ def main():
             f[3] = "B"
         if PACK_ENTRY.match(name) and len(f) > 3:
             f[3] = "A"
+        if name == "timing(0)" and len(f) > 7:   # TGS and TGU: seconds, microseconds
+            f[5] = f[6] = "S"
         who = role.get(f[2], "host " + f[2])
-        groups.setdefault(who, []).append('"%s" { %s }' % (name, ", ".join(sub(t) for t in f)))
+        line = '"%s" { %s }' % (name, ", ".join(sub(t) for t in f))
+        groups.setdefault(who, ([], []))[name == "output(0)"].append(line)
     for who in sorted(groups):
         print("== " + who)
-        print("\n".join(groups[who]))
+        print("\n".join(groups[who][0] + groups[who][1]))
 
 
 main()

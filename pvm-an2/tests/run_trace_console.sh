@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# pvm_trace_console: Debian's console traces a task of ours as it traces one of Debian's:
+# `spawn -@FILE` of trace_prog after `trace + ...` with buffering (`trace buf`), and with
+# `trace opt time` and `trace opt count` (one summary per task at pvm_exit). Each trace, once
+# normalised (trace_normalize.py), is the same for trace_prog-deb and trace_prog-an2.
+# Usage: run_trace_console.sh TESTBINDIR
+set -euo pipefail
+bindir=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+(
+	source "$here/pvmd_env.sh"
+	pvm_env_start "$bindir"
+	prog=$PVM_WORK/trace_prog   # one path for the program in every run: spawn's records name it
+	console() {   # NAME BINARY COMMAND...: the console spawns the program traced into NAME.trf
+		local name=$1 binary=$2 n
+		shift 2
+		cp "$binary" "$prog"
+		local dir=$PVM_WORK/$name
+		mkdir -p "$dir"
+		mkfifo "$dir/in"
+		( cd "$dir" && exec stdbuf -oL pvm < in > screen 2>&1 ) &
+		local pid=$!
+		exec 8> "$dir/in"
+		local c
+		for c in "$@" "spawn -@$dir/trace.trf $prog"; do echo "$c" >&8; done
+		# the console says "[1] finished" when every task of the job has ended
+		for n in $(seq 600); do
+			grep -q "finished" "$dir/screen" && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		grep -q "finished" "$dir/screen" ||
+			pvm_env_fail "$name: the console's job did not finish: $(cat "$dir/screen")"
+		echo quit >&8
+		exec 8>&-
+		wait "$pid" || true
+		python3 "$here/trace_normalize.py" "$dir/trace.trf" > "$dir.norm"
+	}
+	compare() {   # NAME COMMAND...: Debian's and ours, the same trace
+		local name=$1
+		shift
+		console "$name-deb" "$bindir/trace_prog-deb" "$@"
+		console "$name-an2" "$bindir/trace_prog-an2" "$@"
+		diff "$PVM_WORK/$name-deb.norm" "$PVM_WORK/$name-an2.norm" >&2 ||
+			pvm_env_fail "$name: our trace differs from Debian's (< Debian, > ours)"
+		echo "$name: the same $(grep -vc '^==' "$PVM_WORK/$name-an2.norm") records"
+	}
+	# (mhf_invoke out: libpvm3-an2 does not trace message handlers' invocations, where
+	# Debian's traces its own handler of TC_SIBLINGS and the calls that handler makes)
+	calls="trace + initsend pkint pkstr pkdouble upkint upkstr upkdouble - mhf_invoke"
+	compare buffered "$calls" "trace buf 400"
+	grep -qF '"mcast(0.0)" { T, T, P, 20, 12, 0, [2] { C1, C2 } }' "$PVM_WORK/buffered-an2.norm" ||
+		pvm_env_fail "buffered: the multicast is not in the trace"
+	compare time "$calls" "trace opt time"
+	compare count "$calls" "trace opt count"
+	# a summary from each task: the child's lists its calls and counts (an event each for the
+	# entry and the exit, one for pvm_exit), the parent's its times
+	grep -q "\"profiling(0)\" { T, T, C1, 9, \[9\] \[[0-9]*\] { \"exit\", \"initsend\", \"mytid\", \"parent\", \"pkdouble\", \"recv\", \"send\", \"upkint\", \"upkstr\" }, \[9\] { 1, 2, 2, 2, 2, 4, 2, 2, 2 } }" "$PVM_WORK/count-an2.norm" ||
+		pvm_env_fail "count: no profiling summary from the first child"
+	grep -q '"timing(0)" { T, T, P, ' "$PVM_WORK/time-an2.norm" ||
+		pvm_env_fail "time: no timing summary from the parent"
+)
