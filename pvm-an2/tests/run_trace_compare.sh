@@ -43,7 +43,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 	run deb "$bindir/trace_prog-deb"
 	run an2 "$bindir/trace_prog-an2"
 	run dropin "$bindir/trace_prog-deb" "$build/bin/an2run"
-	TRACER_ENV="LD_LIBRARY_PATH=$build/lib/dropin" run tracer-on-dropin "$bindir/trace_prog-an2"
+	# (sanitizer build: the instrumented drop-in needs its runtime preloaded into the tracer)
+	TRACER_ENV="LD_LIBRARY_PATH=$build/lib/dropin${AN2_ASAN_RUNTIME:+ LD_PRELOAD=$AN2_ASAN_RUNTIME}" \
+		run tracer-on-dropin "$bindir/trace_prog-an2"
 	# what the comparison rests on: each task's calls are there, with their data
 	for want in '"spawn(1.1)" { T, T, P, 2, [2] { C1, C2 } }' \
 		'"mcast(0.0)" { T, T, P, 20, 12, 0, [2] { C1, C2 } }' \
