@@ -102,8 +102,8 @@ int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf
 	if (cc)
 		return lpvm_error("pvm_reg_tracer", cc);
 	int on = !registered;
-	if (on && !trc_mask_valid(tmask))
-		return lpvm_error("pvm_reg_tracer", PvmBadParam);
+	if (!tmask)
+		tmask = "";   /* (stock passes what it is given on to the pvmd and the mailbox) */
 	struct msg *req = msg_new(ENC_XDR), *rep = NULL;
 	cc = req ? lpvm_pack_int(req, on) : PvmNoMem;
 	if (on) {
