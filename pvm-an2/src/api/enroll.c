@@ -29,8 +29,8 @@ static int parent_untraced(void)
  * first call is traced too; its exit event carries the answer as did */
 static int traced_ask(int kind, int did, int (*untraced)(void))
 {
-	int top = trc_claim();
 	lpvm_attach();   /* (an error is the call's own to report) */
+	int top = trc_claim();
 	TRC_EVENT(top, kind, TEV_EVENT_ENTRY) {}
 	int cc = untraced();
 	TRC_EVENT(top, kind, TEV_EVENT_EXIT)

@@ -97,11 +97,16 @@ void trc_joined(void)
 	trc_rearm();
 }
 
+/* whether the outermost traced call began after the task joined: one that joins on its way
+ * (its entry could not be traced) has no exit event either */
+static int claimed_joined;
+
 int trc_claim(void)
 {
 	if (lpvm_trc.busy)
 		return 0;
 	lpvm_trc.busy = 1;
+	claimed_joined = lpvm.mytid != -1;
 	return 1;
 }
 
@@ -196,7 +201,7 @@ static void event_head(int marker, int id, const char *name, const struct timeva
 
 int trc_begin(int kind, int entry_exit)
 {
-	if (!traces(kind))
+	if (!traces(kind) || !claimed_joined)
 		return 0;
 	struct timeval t;
 	now(&t);

@@ -39,7 +39,8 @@ void trc_rearm(void);
 void trc_joined(void);
 
 /* A traced call starts: 1 if it is the outermost one (it traces; trc_release() when done),
- * 0 inside another traced call. */
+ * 0 inside another traced call. A call that begins before the task has joined is not
+ * traced (pvm_mytid, pvm_parent and pvm_spawn join before they claim, as stock's check). */
 int trc_claim(void);
 void trc_release(void);
 
