@@ -3,8 +3,9 @@
 # libpvm3, on libpvm3-an2 and on the drop-in (an2run), and with the tracer itself on the
 # drop-in: times, task ids, buffer ids and data addresses replaced by placeholders
 # (trace_normalize.py), each task's records in order, the same data. The mask is the tracer's
-# default (XPVM's) and every other call the program makes: mytid, parent, spawn, initsend,
-# the pack and unpack calls, send, mcast, recv, exit.
+# default (XPVM's: mytid, parent, spawn, send, mcast, recv, psend, precv, exit ...) and every
+# other call the program makes: initsend, the pack and unpack calls, config, tasks, notify,
+# getopt, setopt, siblings.
 # Usage: run_trace_compare.sh TESTBINDIR BUILDDIR
 set -euo pipefail
 bindir=$(cd "$1" && pwd)
@@ -21,10 +22,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 		shift 2
 		cp "$binary" "$prog"
 		tracer_start "$PVM_WORK/$name"
-		tracer_say "trace + initsend pkint pkstr pkdouble upkint upkstr upkdouble"
+		tracer_say "trace + initsend pkint pkstr pkdouble upkint upkstr upkdouble config tasks notify getopt setopt siblings"
 		timeout 60 "$@" "$prog" > "$PVM_WORK/$name/prog.out" 2>&1 ||
 			pvm_env_fail "$name: trace_prog failed: $(cat "$PVM_WORK/$name/prog.out")"
-		grep -q "trace_prog: total 38" "$PVM_WORK/$name/prog.out" ||
+		grep -q "trace_prog: total 42" "$PVM_WORK/$name/prog.out" ||
 			pvm_env_fail "$name: trace_prog's answer is wrong: $(cat "$PVM_WORK/$name/prog.out")"
 		tracer_stop
 		local trf=$PVM_WORK/$name/trace.trf
@@ -50,7 +51,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 	for want in '"spawn(1.1)" { T, T, P, 2, [2] { C1, C2 } }' \
 		'"mcast(0.0)" { T, T, P, 20, 12, 0, [2] { C1, C2 } }' \
 		'"recv(1.1)" { T, T, C2, B, 20, 12, 0, P }' '"pkint(1.1)" { T, T, P, 0 }' \
-		'"upkdouble(0.0)" { T, T, P,' '"exit(0.0)" { T, T, C1 }' '"endtask(0)" { T, T, C2,'; do
+		'"upkdouble(0.0)" { T, T, P,' '"exit(0.0)" { T, T, C1 }' '"endtask(0)" { T, T, C2,' \
+		'"siblings(1.1)" { T, T, C2, [2] { C1, C2 } }' '"precv(1.1)" { T, T, P, 0, 4, 14, 0, C2 }' \
+		'"notify(0.0)" { T, T, P, 1, 15, [2] { C1, C2 } }' '"config(1.1)" { T, T, P, 1, 1, 0 }'; do
 		grep -qF -- "$want" "$PVM_WORK/deb.norm" ||
 			pvm_env_fail "Debian's trace lacks: $want"
 	done

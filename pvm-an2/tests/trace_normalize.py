@@ -57,6 +57,8 @@ def main():
             f[3] = "B"
         if PACK_ENTRY.match(name) and len(f) > 3:
             f[3] = "A"
+        if name in ("psend(0.0)", "precv(0.0)") and len(f) > 6:   # after DST|RST, MC, MCX
+            f[6] = "A"
         if name == "timing(0)" and len(f) > 7:   # TGS and TGU: seconds, microseconds
             f[5] = f[6] = "S"
         who = role.get(f[2], "host " + f[2])

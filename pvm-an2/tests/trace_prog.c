@@ -1,6 +1,8 @@
-/* The traced program of the trace tests: a parent spawns two children of itself, sends each
- * an array, multicasts a string to both, and receives their answers; each child receives,
- * answers and leaves. Every call's arguments and results are fixed, so that two runs traced
+/* The traced program of the trace tests: a parent spawns two children of itself, asks to be
+ * told of their exits, sends each an array, multicasts a string to both, and receives their
+ * answers (one by pvm_send, one by pvm_psend) and exit notices; each child receives, asks for
+ * its siblings, answers and leaves. On the way the parent looks at the virtual machine
+ * (pvm_config, pvm_tasks) and its options (pvm_getopt, pvm_setopt). Every call's arguments and results are fixed, so that two runs traced
  * by Debian's tracer give the same records apart from times and task ids. */
 #include <pvm3.h>
 #include <stdio.h>
@@ -10,6 +12,8 @@
 #define TAG_DATA 11
 #define TAG_MCAST 12
 #define TAG_ANSWER 13
+#define TAG_PSEND 14
+#define TAG_EXIT 15
 
 static int child(int parent)
 {
@@ -20,9 +24,12 @@ static int child(int parent)
 	pvm_recv(parent, TAG_MCAST);
 	pvm_upkstr(text);
 	double sum = v[0] + v[1] + v[2] + v[3] + (double)strlen(text);
+	int *sibs;
+	int nsibs = pvm_siblings(&sibs);
 	pvm_initsend(PvmDataDefault);
 	pvm_pkdouble(&sum, 1, 1);
 	pvm_send(parent, TAG_ANSWER);
+	pvm_psend(parent, TAG_PSEND, &nsibs, 1, PVM_INT);
 	pvm_exit();
 	return 0;
 }
@@ -43,6 +50,13 @@ int main(int argc, char **argv)
 		pvm_exit();
 		return 1;
 	}
+	pvm_notify(PvmTaskExit, TAG_EXIT, NCHILD, tids);
+	int nhost, narch, ntask;
+	struct pvmhostinfo *hosts;
+	struct pvmtaskinfo *tasks;
+	pvm_config(&nhost, &narch, &hosts);
+	pvm_tasks(0, &ntask, &tasks);
+	pvm_setopt(PvmAutoErr, pvm_getopt(PvmAutoErr));
 	for (int i = 0; i < NCHILD; i++) {
 		int v[4] = { i, 2 * i, 3 * i, 4 * i };
 		pvm_initsend(PvmDataDefault);
@@ -55,10 +69,14 @@ int main(int argc, char **argv)
 	double total = 0;
 	for (int i = 0; i < NCHILD; i++) {
 		double d;
+		int nsibs = 0, src, tag, len;
 		pvm_recv(tids[i], TAG_ANSWER);
 		pvm_upkdouble(&d, 1, 1);
-		total += d;
+		pvm_precv(tids[i], TAG_PSEND, &nsibs, 1, PVM_INT, &src, &tag, &len);
+		total += d + nsibs;
 	}
+	for (int i = 0; i < NCHILD; i++)
+		pvm_recv(-1, TAG_EXIT);   /* (the notices come from the pvmd) */
 	printf("trace_prog: total %g\n", total);
 	pvm_exit();
 	return 0;

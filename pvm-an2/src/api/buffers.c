@@ -46,17 +46,17 @@ static int initsend_untraced(int encoding)
 	return mid;
 }
 
-int pvm_getsbuf(void)
+static int getsbuf_untraced(void)
 {
 	return lpvm.sbuf ? lpvm.sbuf->mid : 0;
 }
 
-int pvm_getrbuf(void)
+static int getrbuf_untraced(void)
 {
 	return lpvm.rbuf ? lpvm.rbuf->mid : 0;
 }
 
-int pvm_setsbuf(int mid)
+static int setsbuf_untraced(int mid)
 {
 	if (mid < 0)
 		return lpvm_error("pvm_setsbuf", PvmBadParam);
@@ -75,7 +75,7 @@ int pvm_setsbuf(int mid)
 	return old;
 }
 
-int pvm_setrbuf(int mid)
+static int setrbuf_untraced(int mid)
 {
 	if (mid < 0)
 		return lpvm_error("pvm_setrbuf", PvmBadParam);
@@ -147,38 +147,24 @@ int pvm_setminfo(int mid, struct pvmminfo *info)
 	return PvmOk;
 }
 
-/* The calls above as the tracer sees them: one datum in, one out (and bufinfo's answers). */
-static int traced_one(int kind, int in_did, int arg, int out_did, int (*untraced)(int))
-{
-	int top = trc_claim();
-	TRC_EVENT(top, kind, TEV_EVENT_ENTRY)
-		trc_int(in_did, arg);
-	int cc = untraced(arg);
-	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
-		trc_int(out_did, cc);
-	if (top)
-		trc_release();
-	return cc;
-}
-
 int pvm_mkbuf(int encoding)
 {
 	if (trc_armed())
-		return traced_one(TEV_MKBUF, TEV_DID_ME, encoding, TEV_DID_MB, mkbuf_untraced);
+		return trc_call_int(TEV_MKBUF, TEV_DID_ME, encoding, TEV_DID_MB, mkbuf_untraced);
 	return mkbuf_untraced(encoding);
 }
 
 int pvm_freebuf(int mid)
 {
 	if (trc_armed())
-		return traced_one(TEV_FREEBUF, TEV_DID_MB, mid, TEV_DID_CC, freebuf_untraced);
+		return trc_call_int(TEV_FREEBUF, TEV_DID_MB, mid, TEV_DID_CC, freebuf_untraced);
 	return freebuf_untraced(mid);
 }
 
 int pvm_initsend(int encoding)
 {
 	if (trc_armed())
-		return traced_one(TEV_INITSEND, TEV_DID_ME, encoding, TEV_DID_MSB, initsend_untraced);
+		return trc_call_int(TEV_INITSEND, TEV_DID_ME, encoding, TEV_DID_MSB, initsend_untraced);
 	return initsend_untraced(encoding);
 }
 
@@ -213,4 +199,32 @@ int pvm_bufinfo(int mid, int *len, int *tag, int *tid)
 	if (trc_armed())
 		return traced_bufinfo(mid, len, tag, tid);
 	return bufinfo_untraced(mid, len, tag, tid);
+}
+
+int pvm_getsbuf(void)
+{
+	if (trc_armed())
+		return trc_call_none(TEV_GETSBUF, TEV_DID_MSB, getsbuf_untraced);
+	return getsbuf_untraced();
+}
+
+int pvm_getrbuf(void)
+{
+	if (trc_armed())
+		return trc_call_none(TEV_GETRBUF, TEV_DID_MRB, getrbuf_untraced);
+	return getrbuf_untraced();
+}
+
+int pvm_setsbuf(int mid)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_SETSBUF, TEV_DID_MB, mid, TEV_DID_MSB, setsbuf_untraced);
+	return setsbuf_untraced(mid);
+}
+
+int pvm_setrbuf(int mid)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_SETRBUF, TEV_DID_MB, mid, TEV_DID_MRB, setrbuf_untraced);
+	return setrbuf_untraced(mid);
 }

@@ -27,17 +27,12 @@ static int parent_untraced(void)
 
 /* mytid and parent traced: both join first, as stock's tracing check does, so that a task's
  * first call is traced too; its exit event carries the answer as did */
+/* mytid and parent traced: both join first, as stock's tracing check does, so that a task's
+ * first call is traced too; the exit event carries the answer */
 static int traced_ask(int kind, int did, int (*untraced)(void))
 {
 	lpvm_attach();   /* (an error is the call's own to report) */
-	int top = trc_claim();
-	TRC_EVENT(top, kind, TEV_EVENT_ENTRY) {}
-	int cc = untraced();
-	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
-		trc_int(did, cc);
-	if (top)
-		trc_release();
-	return cc;
+	return trc_call_none(kind, did, untraced);
 }
 
 int pvm_mytid(void)

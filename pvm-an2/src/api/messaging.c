@@ -234,7 +234,7 @@ int pvm_probe(int tid, int tag)
 typedef int (*matcher)(int, int, int);
 typedef int (*declared_result)(matcher);
 
-declared_result pvm_recvf(matcher new)
+static declared_result recvf_untraced(matcher new)
 {
 	matcher old = lpvm.recv_match ? lpvm.recv_match : lpvm_default_match;
 	lpvm.recv_match = new ? new : lpvm_default_match;
@@ -258,7 +258,7 @@ static int elem_size(int type)
 	}
 }
 
-int pvm_psend(int tid, int tag, void *buf, int len, int type)
+static int psend_untraced(int tid, int tag, void *buf, int len, int type)
 {
 	int es = elem_size(type);
 	if (es < 0)
@@ -280,7 +280,8 @@ int pvm_psend(int tid, int tag, void *buf, int len, int type)
 	return cc < 0 ? lpvm_error("pvm_psend", cc) : 0;
 }
 
-int pvm_precv(int tid, int tag, void *buf, int len, int type, int *rtid, int *rtag, int *rlen)
+static int precv_untraced(int tid, int tag, void *buf, int len, int type, int *rtid, int *rtag,
+                          int *rlen)
 {
 	int es = elem_size(type);
 	if (es < 0)
@@ -314,4 +315,84 @@ int pvm_precv(int tid, int tag, void *buf, int len, int type, int *rtid, int *rt
 	msg_free(m);
 	lpvm.rbuf = saved;
 	return 0;
+}
+
+declared_result pvm_recvf(matcher new)
+{
+	if (!trc_armed())
+		return recvf_untraced(new);
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_RECVF, TEV_EVENT_ENTRY) {}
+	declared_result old = recvf_untraced(new);
+	TRC_EVENT(top, TEV_RECVF, TEV_EVENT_EXIT) {}
+	if (top)
+		trc_release();
+	return old;
+}
+
+static int traced_psend(int tid, int tag, void *buf, int len, int type)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_PSEND, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_DST, tid);
+		trc_int(TEV_DID_MC, tag);
+		trc_int(TEV_DID_MCX, lpvm.ctx);
+		trc_long(TEV_DID_PDA, (long)buf);
+		trc_int(TEV_DID_PC, len);
+		trc_int(TEV_DID_PDT, type);
+	}
+	int cc = psend_untraced(tid, tag, buf, len, type);
+	TRC_EVENT(top, TEV_PSEND, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_psend(int tid, int tag, void *buf, int len, int type)
+{
+	if (trc_armed())
+		return traced_psend(tid, tag, buf, len, type);
+	return psend_untraced(tid, tag, buf, len, type);
+}
+
+static int traced_precv(int tid, int tag, void *buf, int len, int type, int *rtid, int *rtag,
+                        int *rlen)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_PRECV, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_RST, tid);
+		trc_int(TEV_DID_RMC, tag);
+		trc_int(TEV_DID_RCX, lpvm.ctx);
+		trc_long(TEV_DID_PDA, (long)buf);
+		trc_int(TEV_DID_PC, len);
+		trc_int(TEV_DID_PDT, type);
+	}
+	int src = -1, mc = -1, nb = -1;
+	int cc = precv_untraced(tid, tag, buf, len, type, &src, &mc, &nb);
+	if (cc >= 0) {
+		if (rtid)
+			*rtid = src;
+		if (rtag)
+			*rtag = mc;
+		if (rlen)
+			*rlen = nb;
+	}
+	TRC_EVENT(top, TEV_PRECV, TEV_EVENT_EXIT) {
+		trc_int(TEV_DID_CC, cc);
+		trc_int(TEV_DID_MNB, cc < 0 ? -1 : nb);
+		trc_int(TEV_DID_MC, cc < 0 ? -1 : mc);
+		trc_int(TEV_DID_MCX, lpvm.ctx);
+		trc_int(TEV_DID_SRC, cc < 0 ? -1 : src);
+	}
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_precv(int tid, int tag, void *buf, int len, int type, int *rtid, int *rtag, int *rlen)
+{
+	if (trc_armed())
+		return traced_precv(tid, tag, buf, len, type, rtid, rtag, rlen);
+	return precv_untraced(tid, tag, buf, len, type, rtid, rtag, rlen);
 }

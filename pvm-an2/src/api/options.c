@@ -12,7 +12,7 @@
 #include "requests.h"
 #include "trace.h"
 
-int pvm_getopt(int what)
+static int getopt_untraced(int what)
 {
 	switch (what) {
 	case PvmRoute: return lpvm.route_opt;
@@ -83,7 +83,7 @@ static int trace_option_ok(int val)
 	return val == PvmTraceFull || val == PvmTraceTime || val == PvmTraceCount;
 }
 
-int pvm_setopt(int what, int val)
+static int setopt_untraced(int what, int val)
 {
 	int cc;
 	switch (what) {
@@ -155,4 +155,33 @@ int pvm_setopt(int what, int val)
 		break;
 	}
 	return lpvm_error("pvm_setopt", PvmBadParam);
+}
+
+int pvm_getopt(int what)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_GETOPT, TEV_DID_OPT, what, TEV_DID_OPV, getopt_untraced);
+	return getopt_untraced(what);
+}
+
+static int traced_setopt(int what, int val)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_SETOPT, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_OPT, what);
+		trc_int(TEV_DID_OPV, val);
+	}
+	int cc = setopt_untraced(what, val);
+	TRC_EVENT(top, TEV_SETOPT, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_OPV, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_setopt(int what, int val)
+{
+	if (trc_armed())
+		return traced_setopt(what, val);
+	return setopt_untraced(what, val);
 }

@@ -115,6 +115,31 @@ void trc_release(void)
 	lpvm_trc.busy = 0;
 }
 
+int trc_call_int(int kind, int in_did, int arg, int out_did, int (*untraced)(int))
+{
+	int top = trc_claim();
+	TRC_EVENT(top, kind, TEV_EVENT_ENTRY)
+		trc_int(in_did, arg);
+	int cc = untraced(arg);
+	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
+		trc_int(out_did, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int trc_call_none(int kind, int out_did, int (*untraced)(void))
+{
+	int top = trc_claim();
+	TRC_EVENT(top, kind, TEV_EVENT_ENTRY) {}
+	int cc = untraced();
+	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
+		trc_int(out_did, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
 static int traces(int kind)
 {
 	return tracer_set() && kind >= 0 && kind < NKINDS && TEV_MASK_CHECK(lpvm_trc.mask, kind);

@@ -32,6 +32,11 @@ static inline int trc_armed(void)
 #define TRC_EVENT(top, kind, ee) \
 	for (int trc_once_ = (top) && trc_begin((kind), (ee)); trc_once_; trc_once_ = 0, trc_end())
 
+/* A traced call of one int argument (its datum in_did) and one int answer (out_did), and one
+ * of no argument: the untraced body runs between the entry and exit events. */
+int trc_call_int(int kind, int in_did, int arg, int out_did, int (*untraced)(int));
+int trc_call_none(int kind, int out_did, int (*untraced)(void));
+
 /* Recomputes armed from the task's state; call after the tracer or our tid changed. */
 void trc_rearm(void);
 /* The task has joined: masks, buffering and options from PVMTMASK, PVMTRCBUF, PVMTRCOPT (or
