@@ -2,10 +2,12 @@
 # pvm_trace_console: Debian's console traces a task of ours as it traces one of Debian's:
 # `spawn -@FILE` of trace_prog after `trace + ...` with buffering (`trace buf`), and with
 # `trace opt time` and `trace opt count` (one summary per task at pvm_exit). Each trace, once
-# normalised (trace_normalize.py), is the same for trace_prog-deb and trace_prog-an2.
-# Usage: run_trace_console.sh TESTBINDIR
+# normalised (trace_normalize.py), is the same for trace_prog-deb and trace_prog-an2; and the
+# same again with the console itself on the drop-in.
+# Usage: run_trace_console.sh TESTBINDIR BUILDDIR
 set -euo pipefail
 bindir=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 (
 	source "$here/pvmd_env.sh"
@@ -18,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 		local dir=$PVM_WORK/$name
 		mkdir -p "$dir"
 		mkfifo "$dir/in"
-		( cd "$dir" && exec stdbuf -oL pvm < in > screen 2>&1 ) &
+		( cd "$dir" && exec env ${CONSOLE_ENV:-} stdbuf -oL pvm < in > screen 2>&1 ) &
 		local pid=$!
 		exec 8> "$dir/in"
 		local c
@@ -51,6 +53,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 	compare buffered "$calls" "trace buf 400"
 	grep -qF '"mcast(0.0)" { T, T, P, 20, 12, 0, [2] { C1, C2 } }' "$PVM_WORK/buffered-an2.norm" ||
 		pvm_env_fail "buffered: the multicast is not in the trace"
+	# the console on the drop-in (its tasks on their own libraries: it exports no library path)
+	CONSOLE_ENV="LD_LIBRARY_PATH=$build/lib/dropin${AN2_ASAN_RUNTIME:+ LD_PRELOAD=$AN2_ASAN_RUNTIME}" \
+		console buffered-console-dropin "$bindir/trace_prog-an2" "$calls" "trace buf 400"
+	grep -q "pvm> " "$PVM_WORK/buffered-console-dropin/screen" ||
+		pvm_env_fail "the console did not run on the drop-in"
+	diff "$PVM_WORK/buffered-deb.norm" "$PVM_WORK/buffered-console-dropin.norm" >&2 ||
+		pvm_env_fail "console on the drop-in: the trace differs from Debian's (< Debian, > ours)"
+	echo "buffered, the console on the drop-in: the same records"
 	compare time "$calls" "trace opt time"
 	compare count "$calls" "trace opt count"
 	# a summary from each task: the child's lists its calls and counts (an event each for the

@@ -8,6 +8,7 @@
 #include <pvmtev.h>
 #include <stdio.h>
 
+#define TAG_DATA 20
 #define TAG_READY 21
 #define TAG_GO 22
 
@@ -37,7 +38,9 @@ int main(int argc, char **argv)
 	Pvmtmask mask;
 	pvm_gettmask(PvmTaskSelf, mask);
 	for (int n = 1; n <= 3; n++) {
-		pvm_recv(tid, TAG_READY);
+		int n2;
+		pvm_recv(tid, TAG_DATA);
+		pvm_precv(tid, TAG_READY, &n2, 1, PVM_INT, NULL, NULL, NULL);
 		if (n == 1) {
 			TEV_MASK_SET(mask, TEV_PKINT);
 			control(tid, TC_SETTMASK, mask, 0);

@@ -260,12 +260,17 @@ int trc_begin(int kind, int entry_exit)
 	}
 }
 
-/* Sends the message to the tracer, by whatever route reaches it; frees it. */
+/* Sends the message to the tracer through the pvmds (PvmDontRoute for it), frees it: Debian's
+ * tracer and console wait on the pvmd socket alone (the first of pvm_getfds), so a message
+ * by the fast path would wait until something else woke them. */
 static void send_to_tracer(struct msg *m)
 {
+	int route = lpvm.route_opt;
+	lpvm.route_opt = PvmDontRoute;
 	if (lpvm_route_send(m, lpvm.self_trc_tid, lpvm.self_trc_tag, lpvm.self_trc_ctx) < 0 &&
 	    lpvm.debug_mask)
 		lpvm_log("trace message to t%x lost", (unsigned)lpvm.self_trc_tid);
+	lpvm.route_opt = route;
 	msg_free(m);
 }
 
