@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # pvm_an2trace: an2trace on a recorded trace (data/trace_prog.trf: trace_prog on libpvm3-an2,
-# written by Debian's tracer): JSON that parses, one flow (start and finish, one id) for each
-# of the run's six messages, from its sender's row to its receiver's, inside slices of theirs;
-# a PNG; and a clear error, no traceback, for input it cannot read.
+# written by Debian's tracer with its default mask): JSON that parses, one flow (start and
+# finish, one id) for each of the run's eight messages (sends, a multicast to two, psends),
+# from its sender's row to its receiver's, inside slices of theirs; the user-defined event as
+# an instant with its values; a PNG; and a clear error, no traceback, for input it cannot read.
 # Usage: run_an2trace.sh AN2TRACE
 set -euo pipefail
 an2trace=$1
@@ -12,13 +13,13 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$an2trace" --json "$work/run.json" --png "$work/run.png" "$here/data/trace_prog.trf" > "$work/out"
-grep -q "3 tasks, 6 messages" "$work/out" || fail "an2trace says: $(cat "$work/out")"
+grep -q "3 tasks, 8 messages -> " "$work/out" || fail "an2trace says: $(cat "$work/out")"
 python3 - "$work/run.json" <<'PY'
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 starts = {e["id"]: e for e in ev if e["ph"] == "s"}
 ends = {e["id"]: e for e in ev if e["ph"] == "f"}
-assert len(starts) == 6 and starts.keys() == ends.keys(), (len(starts), len(ends))
+assert len(starts) == 8 and starts.keys() == ends.keys(), (len(starts), len(ends))
 rows = {e["tid"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
 assert len(rows) == 3, rows
 slices = [e for e in ev if e["ph"] == "X"]
@@ -30,8 +31,10 @@ for i, s in starts.items():
     assert inside(s) and inside(f), (s, f)
     assert f["bp"] == "e"
 names = {e["name"] for e in slices}
-assert {"computing", "recv", "send", "mcast"} <= names, names
-print("json: 3 rows, 6 flows, spans", sorted(names))
+assert {"computing", "recv", "precv", "send", "mcast", "psend"} <= names, names
+user = [e for e in ev if e["ph"] == "i"]
+assert len(user) == 1 and user[0]["args"]["values"] == [["children spawned"], 1, [2, 7], 0.5], user
+print("json: 3 rows, 8 flows, a user event, spans", sorted(names))
 PY
 [ "$(head -c 8 "$work/run.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
 	fail "run.png is not a PNG"
@@ -56,4 +59,4 @@ for input in empty nodesc bad cut missing; do
 done
 "$an2trace" --bogus x > "$work/opt.out" 2>&1 && fail "an unknown option was accepted"
 grep -q "unknown option --bogus" "$work/opt.out" || fail "unknown option: $(cat "$work/opt.out")"
-echo "an2trace: JSON with 6 flows, a PNG, clear errors on bad input"
+echo "an2trace: JSON with 8 flows and a user event, a PNG, clear errors on bad input"

@@ -13,7 +13,7 @@ import re
 import sys
 
 RECORD = re.compile(r'^"([^"]+)" \{ (.*) \};;$')
-TOKEN = re.compile(r'(?:\[\d+\] )+\{ [^}]* \}|"[^"]*"|-?\d+')
+TOKEN = re.compile(r'(?:\[\d+\] )+\{ [^}]* \}|"[^"]*"|-?\d+(?:\.\d+)?')
 BUFFER_IDS = ("recv(1.1)", "nrecv(1.1)", "trecv(1.1)", "initsend(1.1)", "mkbuf(1.1)",
               "freebuf(0.0)")
 PACK_ENTRY = re.compile(r"^u?pk[a-z]+\(0\.0\)$")
@@ -52,7 +52,10 @@ def main():
 
     groups = {}
     for name, f in recs:
-        f = ["T", "T"] + f[2:]
+        if name == "user_defined(0)" and len(f) >= 3:   # TID, TS, TU, then the task's values
+            f = ["T", "T", f[0]] + f[3:]   # (in the others' order: TS, TU, TID)
+        else:
+            f = ["T", "T"] + f[2:]
         if name in BUFFER_IDS and len(f) > 3 and int(f[3]) > 0:
             f[3] = "B"
         if PACK_ENTRY.match(name) and len(f) > 3:

@@ -2,10 +2,13 @@
  * told of their exits, sends each an array, multicasts a string to both, and receives their
  * answers (one by pvm_send, one by pvm_psend) and exit notices; each child receives, asks for
  * its siblings, answers and leaves. On the way the parent looks at the virtual machine
- * (pvm_config, pvm_pstat of a child) and its options (pvm_getopt, pvm_setopt). (Not
+ * (pvm_config, pvm_pstat of a child) and its options (pvm_getopt, pvm_setopt), and sends
+ * the tracer an event of its own (pvm_mkbuf(PvmDataTrace)). (Not
  * pvm_tasks: how many tasks it counts depends on when the pvmd hears of a tracer's exit.) Every call's arguments and results are fixed, so that two runs traced
  * by Debian's tracer give the same records apart from times and task ids. */
 #include <pvm3.h>
+#include <sys/time.h>   /* before <pvmtev.h> */
+#include <pvmtev.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,6 +60,15 @@ int main(int argc, char **argv)
 	pvm_config(&nhost, &narch, &hosts);
 	pvm_pstat(tids[0]);
 	pvm_setopt(PvmAutoErr, pvm_getopt(PvmAutoErr));
+	int old = pvm_setsbuf(pvm_mkbuf(PvmDataTrace));   /* a user-defined event */
+	int one = 1, pair[2] = { NCHILD, 7 };
+	double ratio = 0.5;
+	pvm_pkstr("children spawned");
+	pvm_pkint(&one, 1, 1);
+	pvm_pkint(pair, 2, 1);
+	pvm_pkdouble(&ratio, 1, 1);
+	pvm_send(PVM_TRACE_TID, PVM_TRACE_CODE);
+	pvm_freebuf(pvm_setsbuf(old));
 	for (int i = 0; i < NCHILD; i++) {
 		int v[4] = { i, 2 * i, 3 * i, 4 * i };
 		pvm_initsend(PvmDataDefault);

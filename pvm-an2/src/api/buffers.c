@@ -13,12 +13,17 @@ static int mkbuf_untraced(int encoding)
 	case PvmDataDefault: enc = ENC_XDR; break;
 	case PvmDataRaw: enc = lpvm.dsig; break;
 	case PvmDataInPlace: enc = ENC_INPLACE; break;
+	case PvmDataTrace: enc = ENC_TRACE; break;   /* a user-defined trace event */
 	default: return lpvm_error("pvm_mkbuf", PvmBadParam);
 	}
 	struct msg *m = msg_new(enc);
 	if (!m)
 		return lpvm_error("pvm_mkbuf", PvmNoMem);
 	m->mode = MODE_PACK;
+	if (enc == ENC_TRACE && trc_user_event_head(m)) {
+		msg_free(m);
+		return lpvm_error("pvm_mkbuf", PvmNoMem);
+	}
 	return m->mid;
 }
 

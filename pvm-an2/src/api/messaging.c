@@ -24,6 +24,10 @@ static int send_untraced(int tid, int tag)
 	int cc = lpvm_attach();
 	if (cc)
 		return lpvm_error("pvm_send", cc);
+	if (tid == PVM_TRACE_TID && tag == PVM_TRACE_CODE) {   /* a user-defined trace event */
+		cc = lpvm.sbuf ? trc_send_user_event(lpvm.sbuf) : PvmNoBuf;
+		return cc < 0 ? lpvm_error("pvm_send", cc) : 0;
+	}
 	if (!lpvm.resv_tids && (!TID_IS_TASK(tid) || bad_tag(tag)))
 		return lpvm_error("pvm_send", PvmBadParam);
 	if (!lpvm.sbuf)

@@ -363,3 +363,30 @@ void trc_flush(void)
 	if (m)
 		send_to_tracer(m);
 }
+
+int trc_user_event_head(struct msg *m)
+{
+	struct timeval t;
+	now(&t);
+	const char *name = event_name[TEV_USER_DEFINED];
+	int head[3] = { TEV_MARK_USER_EVENT_RECORD, TEV_USER_DEFINED, (int)strlen(name) + 1 };
+	int cc = lpvm_pack_unannotated(m, PVM_INT, head, 3, 1);
+	if (!cc)
+		cc = lpvm_pack_unannotated(m, PVM_BYTE, name, head[2], 1);
+	int when[2] = { (int)t.tv_sec, (int)t.tv_usec };
+	return cc ? cc : lpvm_pack_unannotated(m, PVM_INT, when, 2, 1);
+}
+
+int trc_send_user_event(struct msg *m)
+{
+	if (!claimed_joined || !traces(TEV_USER_DEFINED))
+		return 0;   /* as stock: not traced, nothing sent, no error */
+	int end = TEV_MARK_USER_EVENT_RECORD_END;
+	int cc = lpvm_pack_unannotated(m, PVM_INT, &end, 1, 1);
+	int route = lpvm.route_opt;
+	lpvm.route_opt = PvmDontRoute;   /* by the pvmds, as every trace message */
+	if (!cc)
+		cc = lpvm_route_send(m, lpvm.self_trc_tid, lpvm.self_trc_tag, lpvm.self_trc_ctx);
+	lpvm.route_opt = route;
+	return cc;
+}

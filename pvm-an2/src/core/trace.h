@@ -62,6 +62,12 @@ void trc_end(void);
  * or options change. */
 void trc_flush(void);
 
+/* A user-defined event (pvm_mkbuf(PvmDataTrace)): the header its message starts with, and
+ * the sending (pvm_send to PVM_TRACE_TID, PVM_TRACE_CODE): the end mark added, to the tracer
+ * if the mask has TEV_USER_DEFINED, else nothing; 0 or an error. */
+int trc_user_event_head(struct msg *m);
+int trc_send_user_event(struct msg *m);
+
 /* "@@@…" with every event cleared */
 void trc_mask_clear(Pvmtmask m);
 /* 1 if s is a mask of the right length */
