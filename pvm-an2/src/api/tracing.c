@@ -4,6 +4,7 @@
  * trace.c. */
 #include <pvm3.h>
 #include <pvmproto.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codec.h"
@@ -47,9 +48,9 @@ static void read_tracer_entry(void)
 	int mid = pvm_recvinfo(PVMTRACERCLASS, 0, PvmMboxDefault);
 	struct msg *m = mid > 0 ? msg_lookup(mid) : NULL;
 	int v[5], tbuf, topt;
-	char mask[256];
-	if (m && !lpvm_unpack(m, PVM_INT, v, 5, 1) && msg_length(m) < 4096 &&
-	    !lpvm_unpack_str(m, mask) && !lpvm_unpack_int(m, &tbuf) && !lpvm_unpack_int(m, &topt) &&
+	char *mask = NULL;
+	if (m && !lpvm_unpack(m, PVM_INT, v, 5, 1) && !lpvm_unpack_str_alloc(m, &mask) &&
+	    !lpvm_unpack_int(m, &tbuf) && !lpvm_unpack_int(m, &topt) &&
 	    v[0] == lpvm.self_trc_tid && v[1] == lpvm.self_trc_ctx && v[2] == lpvm.self_trc_tag) {
 		if (trc_mask_valid(mask)) {
 			memcpy(lpvm_trc.mask, mask, TEV_MASK_LENGTH);
@@ -58,6 +59,7 @@ static void read_tracer_entry(void)
 		lpvm.self_trc_buf = lpvm.trc_buf = tbuf;
 		lpvm.self_trc_opt = lpvm.trc_opt = topt;
 	}
+	free(mask);
 	if (m)
 		msg_free(m);
 	lpvm.rbuf = saved;

@@ -32,6 +32,7 @@ static struct {
 	struct timeval total[NKINDS];
 	int count[NKINDS];
 	struct msg *buf;              /* PvmTraceFull: records not yet sent */
+	int packing;                  /* an event is being built in buf: the trc_* packers write */
 	int desc;                     /* the event being built is a descriptor */
 	int kind;                     /* ... and its kind */
 	int bad_option_said;
@@ -158,7 +159,7 @@ static void datum_head(int did, int type, int array, int n)
 
 static int packing(void)
 {
-	return lpvm.self_trc_opt == PvmTraceFull && ev.buf;
+	return ev.packing && ev.buf;
 }
 
 void trc_int(int did, int v)
@@ -242,6 +243,7 @@ int trc_begin(int kind, int entry_exit)
 			if (lpvm.self_trc_buf)
 				lpvm_pack_int(ev.buf, TEV_MARK_EVENT_BUFFER);
 		}
+		ev.packing = 1;
 		event_head(ev.desc ? TEV_MARK_EVENT_DESC : TEV_MARK_EVENT_RECORD, kind | entry_exit,
 		           ev.desc ? event_name[kind] : NULL, &t);
 		return 1;
@@ -279,6 +281,7 @@ void trc_end(void)
 	int kind = ev.kind;
 	switch (lpvm.self_trc_opt) {
 	case PvmTraceFull:
+		ev.packing = 0;
 		if (!ev.buf)
 			return;
 		lpvm_pack_int(ev.buf, ev.desc ? TEV_MARK_EVENT_DESC_END : TEV_MARK_EVENT_RECORD_END);
@@ -308,8 +311,7 @@ static struct msg *summary(int timing)
 	ev.buf = msg_new(ENC_XDR);
 	if (!ev.buf)
 		return NULL;
-	int save_opt = lpvm.self_trc_opt;
-	lpvm.self_trc_opt = PvmTraceFull;   /* the trc_* packers write */
+	ev.packing = 1;
 	ev.desc = 1;
 	int kind = timing ? TEV_TIMING : TEV_PROFILING;
 	struct timeval t;
@@ -335,9 +337,21 @@ static struct msg *summary(int timing)
 	}
 	trc_ints(TEV_DID_PRF, counts, n);
 	lpvm_pack_int(ev.buf, TEV_MARK_EVENT_DESC_END);
-	lpvm.self_trc_opt = save_opt;
+	ev.packing = 0;
 	struct msg *m = ev.buf;
 	ev.buf = NULL;
+	return m;
+}
+
+/* Records gathered under PvmTraceFull (the buffer's end mark added if buffering): what a
+ * flush sends, whatever the option has become since. */
+static struct msg *take_records(void)
+{
+	struct msg *m = ev.buf;
+	ev.buf = NULL;
+	ev.packing = 0;
+	if (m && lpvm.self_trc_buf)
+		lpvm_pack_int(m, TEV_MARK_EVENT_BUFFER_END);
 	return m;
 }
 
@@ -346,12 +360,11 @@ void trc_flush(void)
 	if (!tracer_set())
 		return;
 	struct msg *m = NULL;
+	if (lpvm.self_trc_opt != PvmTraceFull && ev.buf)   /* records from before a TC_SETTRCOPT */
+		send_to_tracer(take_records());
 	switch (lpvm.self_trc_opt) {
 	case PvmTraceFull:
-		m = ev.buf;
-		ev.buf = NULL;
-		if (m && lpvm.self_trc_buf)
-			lpvm_pack_int(m, TEV_MARK_EVENT_BUFFER_END);
+		m = take_records();
 		break;
 	case PvmTraceTime:
 	case PvmTraceCount:

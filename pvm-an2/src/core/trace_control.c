@@ -6,6 +6,7 @@
 
 #include <pvm3.h>
 #include <pvmproto.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codec.h"
@@ -29,10 +30,11 @@ static int nonneg_or_zero(int v, const char *what, int from)
 static void set_trace(struct msg *m)
 {
 	int v[6], tbuf = 0, topt = 0;
-	char mask[256];
-	if (lpvm_unpack(m, PVM_INT, v, 6, 1) || msg_length(m) > 4096 ||
-	    lpvm_unpack_str(m, mask) || lpvm_unpack_int(m, &tbuf) || lpvm_unpack_int(m, &topt)) {
+	char *mask = NULL;
+	if (lpvm_unpack(m, PVM_INT, v, 6, 1) || lpvm_unpack_str_alloc(m, &mask) ||
+	    lpvm_unpack_int(m, &tbuf) || lpvm_unpack_int(m, &topt)) {
 		lpvm_log("malformed TC_SETTRACE from t%x ignored", (unsigned)m->src);
+		free(mask);
 		return;
 	}
 	if (v[0]) {
@@ -51,6 +53,7 @@ static void set_trace(struct msg *m)
 		lpvm.self_trc_buf = nonneg_or_zero(tbuf, "buffering", m->src);
 		lpvm.self_trc_opt = nonneg_or_zero(topt, "options", m->src);
 	}
+	free(mask);
 	if (v[3]) {
 		lpvm.self_out_ctx = lpvm.out_ctx = v[4];
 		lpvm.self_out_tag = lpvm.out_tag = v[5];
@@ -65,16 +68,17 @@ static void set_trace(struct msg *m)
 void trc_control(struct msg *m)
 {
 	int v;
-	char mask[256];
+	char *mask = NULL;
 	switch (m->tag) {
 	case TC_SETTRACE:
 		set_trace(m);
 		break;
 	case TC_SETTMASK:
-		if (msg_length(m) > 4096 || lpvm_unpack_str(m, mask) || !trc_mask_valid(mask))
+		if (lpvm_unpack_str_alloc(m, &mask) || !trc_mask_valid(mask))
 			lpvm_log("bogus trace mask from t%x ignored", (unsigned)m->src);
 		else
 			memcpy(lpvm_trc.mask, mask, TEV_MASK_LENGTH);
+		free(mask);
 		break;
 	case TC_SETTRCBUF:
 		if (lpvm_unpack_int(m, &v))
