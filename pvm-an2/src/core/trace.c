@@ -46,7 +46,7 @@ void trc_mask_clear(Pvmtmask m)
 
 int trc_mask_valid(const char *s)
 {
-	return s && strlen(s) + 1 == TEV_MASK_LENGTH;
+	return s && strnlen(s, TEV_MASK_LENGTH) + 1 == TEV_MASK_LENGTH;   /* (reads no further) */
 }
 
 static int tracer_set(void)
