@@ -26,8 +26,6 @@ static int parent_untraced(void)
 }
 
 /* mytid and parent traced: both join first, as stock's tracing check does, so that a task's
- * first call is traced too; its exit event carries the answer as did */
-/* mytid and parent traced: both join first, as stock's tracing check does, so that a task's
  * first call is traced too; the exit event carries the answer */
 static int traced_ask(int kind, int did, int (*untraced)(void))
 {

@@ -109,7 +109,7 @@ static int trecv_untraced(int tid, int tag, struct timeval *tmout)
 	return receive("pvm_trecv", tid, tag, tmout, 1);
 }
 
-/* The calls above as the tracer sees them: the length of the active send buffer, or -1 */
+/* The length of the active send buffer, as the send events give it; -1 without one. */
 static int send_length(void)
 {
 	return lpvm.sbuf ? (int)msg_length(lpvm.sbuf) : -1;
