@@ -15,6 +15,7 @@ packages=(
   gfortran                    # the Fortran binding's tests (pvm-an2/fortran)
   procps psmisc               # pgrep/pkill/fuser in the tests' clean-up checks
   iproute2 python3-minimal    # emulated hosts (scripts/hosts.sh: ip, tc); tests/hosts TCP probe
+  python3                     # an2trace (json) and the trace tests' normaliser
   dpkg-dev debhelper fakeroot lintian man-db   # scripts/package.sh and its test (tests/package)
 )
 

@@ -250,6 +250,22 @@ static void fake_pvmd(int lfd, int pfd, const char *how)
 	o.n = 0; o32(&o, 5);
 	send_frame(fd, 3, 3, 0, 0x7777, &o, 1, -1);                    /* unknown encoding */
 	send_frame(fd, 3, 12345, SYSCTX_TC, 0x10000000, &o, 1, -1);    /* unknown control */
+	/* tracing changed with malformed control messages: ignored or cleared, logged */
+	static char long_mask[3001];
+	memset(long_mask, 'A', sizeof long_mask - 1);
+	o.n = 0; for (int i = 0; i < 6; i++) o32(&o, 0);
+	ostr(&o, long_mask); o32(&o, 0); o32(&o, 1);
+	send_frame(fd, 3, TC_SETTRACE, SYSCTX_TC, 0x10000000, &o, 1, -1);  /* mask of 3000 */
+	o.n = 0; o32(&o, 0x40002); o32(&o, 0);
+	send_frame(fd, 3, TC_SETTRACE, SYSCTX_TC, 0x10000000, &o, 1, -1);  /* cut short */
+	o.n = 0; ostr(&o, long_mask);
+	send_frame(fd, 3, TC_SETTMASK, SYSCTX_TC, 0x10000000, &o, 1, -1);  /* mask of 3000 */
+	o.n = 0; o32(&o, 9999);
+	send_frame(fd, 3, TC_SETTMASK, SYSCTX_TC, 0x10000000, &o, 1, -1);  /* lying length */
+	o.n = 0;
+	send_frame(fd, 3, TC_SETTRCBUF, SYSCTX_TC, 0x10000000, &o, 1, -1); /* no value */
+	o.n = 0; o32(&o, (uint32_t)-5);
+	send_frame(fd, 3, TC_SETTRCOPT, SYSCTX_TC, 0x10000000, &o, 1, -1); /* negative */
 	o.n = 0; o32(&o, 42);
 	send_frame(fd, 1, 2, 0, 0x10000000, &o, 1, -1);                /* good, in two frags */
 	o.n = 0; o32(&o, 43);

@@ -393,13 +393,22 @@ int main(int argc, char **argv)
 		spawn_via_tasker(argv[0]);
 		return 0;
 	}
-	if (argc > 1 && !strcmp(argv[1], "an2only")) {   /* tracing (not implemented), mwid */
+	if (argc > 1 && !strcmp(argv[1], "tracing")) {   /* both libraries: the same answers */
 		pvm_mytid();
 		pvm_setopt(PvmAutoErr, 0);
-		printf("reg_tracer %d\n", pvm_reg_tracer(-1, -1, -1, -1, "", 0, 0));
+		printf("reg_tracer %d", pvm_reg_tracer(-1, -1, -1, -1, "", 0, 0));
+		printf(" again (off) %d\n", pvm_reg_tracer(-1, -1, -1, -1, "", 0, 0));
 		char mask[64] = "";
-		printf("gettmask %d settmask %d\n", pvm_gettmask(PvmTaskSelf, mask),
-		       pvm_settmask(PvmTaskSelf, mask));
+		int got = pvm_gettmask(PvmTaskSelf, mask);
+		printf("gettmask %d (length %zu) settmask %d child %d bad who %d\n", got, strlen(mask),
+		       pvm_settmask(PvmTaskSelf, mask), pvm_settmask(PvmTaskChild, mask),
+		       pvm_gettmask(7, mask));
+		pvm_exit();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "an2only")) {   /* mwid */
+		pvm_mytid();
+		pvm_setopt(PvmAutoErr, 0);
 #ifdef SERVICES_AN2
 		int mid = pvm_mkbuf(PvmDataDefault);
 		int cc = pvm_setmwid(mid, 1234);

@@ -28,9 +28,9 @@ want=(
 	$lib/pkgconfig/pvm3-an2.pc $lib/pkgconfig/gpvm3-an2.pc $lib/pkgconfig/fpvm3-an2.pc
 	$lib/pkgconfig/an2.pc
 	$lib/pvm3-an2/dropin/libpvm3.so.3 $lib/pvm3-an2/dropin/libgpvm3.so.3
-	/usr/sbin/an2d /usr/sbin/an2switch /usr/bin/an2stat /usr/bin/an2run
+	/usr/sbin/an2d /usr/sbin/an2switch /usr/bin/an2stat /usr/bin/an2run /usr/bin/an2trace
 	/usr/share/man/man8/an2d.8.gz /usr/share/man/man8/an2switch.8.gz
-	/usr/share/man/man1/an2stat.1.gz /usr/share/man/man1/an2run.1.gz
+	/usr/share/man/man1/an2stat.1.gz /usr/share/man/man1/an2run.1.gz /usr/share/man/man1/an2trace.1.gz
 	/usr/share/man/man7/libpvm3-an2.7.gz
 	/lib/systemd/system/an2d.service /lib/systemd/system/an2d.socket
 )

@@ -77,7 +77,7 @@ done
 
 # every man page renders, without a warning from man or groff
 pages=("$root"/usr/share/man/man*/*)
-[ ${#pages[@]} -eq 5 ] || pvm_env_fail "expected 5 man pages, found ${#pages[@]}"
+[ ${#pages[@]} -eq 6 ] || pvm_env_fail "expected 6 man pages, found ${#pages[@]}"
 for page in "${pages[@]}"; do
 	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" > page.txt 2> page.err ||
 		pvm_env_fail "man -l $page failed: $(cat page.err)"

@@ -4,24 +4,30 @@
 #include "errors.h"
 #include "lib_state.h"
 #include "msg.h"
+#include "trace.h"
 
-int pvm_mkbuf(int encoding)
+static int mkbuf_untraced(int encoding)
 {
 	int enc;
 	switch (encoding) {
 	case PvmDataDefault: enc = ENC_XDR; break;
 	case PvmDataRaw: enc = lpvm.dsig; break;
 	case PvmDataInPlace: enc = ENC_INPLACE; break;
+	case PvmDataTrace: enc = ENC_TRACE; break;   /* a user-defined trace event */
 	default: return lpvm_error("pvm_mkbuf", PvmBadParam);
 	}
 	struct msg *m = msg_new(enc);
 	if (!m)
 		return lpvm_error("pvm_mkbuf", PvmNoMem);
 	m->mode = MODE_PACK;
+	if (enc == ENC_TRACE && trc_user_event_head(m)) {
+		msg_free(m);
+		return lpvm_error("pvm_mkbuf", PvmNoMem);
+	}
 	return m->mid;
 }
 
-int pvm_freebuf(int mid)
+static int freebuf_untraced(int mid)
 {
 	if (mid < 0)
 		return lpvm_error("pvm_freebuf", PvmBadParam);
@@ -34,9 +40,9 @@ int pvm_freebuf(int mid)
 	return PvmOk;
 }
 
-int pvm_initsend(int encoding)
+static int initsend_untraced(int encoding)
 {
-	int mid = pvm_mkbuf(encoding);
+	int mid = mkbuf_untraced(encoding);
 	if (mid < 0)
 		return lpvm_error("pvm_initsend", mid);
 	if (lpvm.sbuf)
@@ -45,17 +51,17 @@ int pvm_initsend(int encoding)
 	return mid;
 }
 
-int pvm_getsbuf(void)
+static int getsbuf_untraced(void)
 {
 	return lpvm.sbuf ? lpvm.sbuf->mid : 0;
 }
 
-int pvm_getrbuf(void)
+static int getrbuf_untraced(void)
 {
 	return lpvm.rbuf ? lpvm.rbuf->mid : 0;
 }
 
-int pvm_setsbuf(int mid)
+static int setsbuf_untraced(int mid)
 {
 	if (mid < 0)
 		return lpvm_error("pvm_setsbuf", PvmBadParam);
@@ -74,7 +80,7 @@ int pvm_setsbuf(int mid)
 	return old;
 }
 
-int pvm_setrbuf(int mid)
+static int setrbuf_untraced(int mid)
 {
 	if (mid < 0)
 		return lpvm_error("pvm_setrbuf", PvmBadParam);
@@ -94,7 +100,7 @@ int pvm_setrbuf(int mid)
 	return old;
 }
 
-int pvm_bufinfo(int mid, int *len, int *tag, int *tid)
+static int bufinfo_untraced(int mid, int *len, int *tag, int *tid)
 {
 	if (mid <= 0)
 		return lpvm_error("pvm_bufinfo", PvmBadParam);
@@ -144,4 +150,86 @@ int pvm_setminfo(int mid, struct pvmminfo *info)
 	m->src = info->src;
 	m->dst = info->dst;
 	return PvmOk;
+}
+
+int pvm_mkbuf(int encoding)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_MKBUF, TEV_DID_ME, encoding, TEV_DID_MB, mkbuf_untraced);
+	return mkbuf_untraced(encoding);
+}
+
+int pvm_freebuf(int mid)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_FREEBUF, TEV_DID_MB, mid, TEV_DID_CC, freebuf_untraced);
+	return freebuf_untraced(mid);
+}
+
+int pvm_initsend(int encoding)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_INITSEND, TEV_DID_ME, encoding, TEV_DID_MSB, initsend_untraced);
+	return initsend_untraced(encoding);
+}
+
+static int traced_bufinfo(int mid, int *len, int *tag, int *tid)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_BUFINFO, TEV_EVENT_ENTRY)
+		trc_int(TEV_DID_MB, mid);
+	int l, t, s;
+	int cc = bufinfo_untraced(mid, &l, &t, &s);
+	if (!cc) {
+		if (len)
+			*len = l;
+		if (tag)
+			*tag = t;
+		if (tid)
+			*tid = s;
+	}
+	TRC_EVENT(top, TEV_BUFINFO, TEV_EVENT_EXIT) {
+		trc_int(TEV_DID_CC, cc);
+		trc_int(TEV_DID_INB, cc ? cc : l);
+		trc_int(TEV_DID_IMC, cc ? cc : t);
+		trc_int(TEV_DID_IST, cc ? cc : s);
+	}
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_bufinfo(int mid, int *len, int *tag, int *tid)
+{
+	if (trc_armed())
+		return traced_bufinfo(mid, len, tag, tid);
+	return bufinfo_untraced(mid, len, tag, tid);
+}
+
+int pvm_getsbuf(void)
+{
+	if (trc_armed())
+		return trc_call_none(TEV_GETSBUF, TEV_DID_MSB, getsbuf_untraced);
+	return getsbuf_untraced();
+}
+
+int pvm_getrbuf(void)
+{
+	if (trc_armed())
+		return trc_call_none(TEV_GETRBUF, TEV_DID_MRB, getrbuf_untraced);
+	return getrbuf_untraced();
+}
+
+int pvm_setsbuf(int mid)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_SETSBUF, TEV_DID_MB, mid, TEV_DID_MSB, setsbuf_untraced);
+	return setsbuf_untraced(mid);
+}
+
+int pvm_setrbuf(int mid)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_SETRBUF, TEV_DID_MB, mid, TEV_DID_MRB, setrbuf_untraced);
+	return setrbuf_untraced(mid);
 }

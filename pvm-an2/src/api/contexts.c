@@ -8,14 +8,15 @@
 #include "lib_state.h"
 #include "msg.h"
 #include "requests.h"
+#include "trace.h"
 
-int pvm_getcontext(void)
+static int getcontext_untraced(void)
 {
 	int cc = lpvm_attach();
 	return cc ? lpvm_error("pvm_getcontext", cc) : lpvm.ctx;
 }
 
-int pvm_setcontext(int ctx)
+static int setcontext_untraced(int ctx)
 {
 	int cc = lpvm_attach();
 	if (cc)
@@ -48,12 +49,12 @@ static int context_call(const char *fn, int cid)
 	return cc < 0 ? lpvm_error(fn, cc) : cc;
 }
 
-int pvm_newcontext(void)
+static int newcontext_untraced(void)
 {
 	return context_call("pvm_newcontext", 0);
 }
 
-int pvm_freecontext(int ctx)
+static int freecontext_untraced(int ctx)
 {
 	return context_call("pvm_freecontext", ctx);
 }
@@ -79,4 +80,32 @@ int pvm_setmwid(int mid, int wid)
 		return lpvm_error("pvm_setmwid", PvmNoSuchBuf);
 	m->wid = wid;
 	return 0;
+}
+
+int pvm_getcontext(void)
+{
+	if (trc_armed())
+		return trc_call_none(TEV_GETCONTEXT, TEV_DID_CXC, getcontext_untraced);
+	return getcontext_untraced();
+}
+
+int pvm_newcontext(void)
+{
+	if (trc_armed())
+		return trc_call_none(TEV_NEWCONTEXT, TEV_DID_CXN, newcontext_untraced);
+	return newcontext_untraced();
+}
+
+int pvm_setcontext(int ctx)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_SETCONTEXT, TEV_DID_CXS, ctx, TEV_DID_CC, setcontext_untraced);
+	return setcontext_untraced(ctx);
+}
+
+int pvm_freecontext(int ctx)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_FREECONTEXT, TEV_DID_CXF, ctx, TEV_DID_CC, freecontext_untraced);
+	return freecontext_untraced(ctx);
 }

@@ -9,14 +9,15 @@
 #include "lib_state.h"
 #include "mhf.h"
 #include "pvm_ids.h"
+#include "trace.h"
 
-int pvm_mytid(void)
+static int mytid_untraced(void)
 {
 	int cc = lpvm_attach();
 	return cc ? lpvm_error("pvm_mytid", cc) : lpvm.mytid;
 }
 
-int pvm_parent(void)
+static int parent_untraced(void)
 {
 	int cc = lpvm_attach();
 	if (cc)
@@ -24,7 +25,29 @@ int pvm_parent(void)
 	return lpvm.myptid ? lpvm.myptid : PvmNoParent;   /* PvmParentNotSet arrives as is */
 }
 
-int pvm_exit(void)
+/* mytid and parent traced: both join first, as stock's tracing check does, so that a task's
+ * first call is traced too; the exit event carries the answer */
+static int traced_ask(int kind, int did, int (*untraced)(void))
+{
+	lpvm_attach();   /* (an error is the call's own to report) */
+	return trc_call_none(kind, did, untraced);
+}
+
+int pvm_mytid(void)
+{
+	if (trc_armed())
+		return traced_ask(TEV_MYTID, TEV_DID_MT, mytid_untraced);
+	return mytid_untraced();
+}
+
+int pvm_parent(void)
+{
+	if (trc_armed())
+		return traced_ask(TEV_PARENT, TEV_DID_PT, parent_untraced);
+	return parent_untraced();
+}
+
+static int exit_untraced(void)
 {
 	if (lpvm.mytid == -1)
 		return 0;
@@ -40,6 +63,19 @@ int pvm_exit(void)
 	mhf_at_exit();
 	lpvm_detach();
 	return cc < 0 ? lpvm_error("pvm_exit", cc) : 0;
+}
+
+int pvm_exit(void)
+{
+	if (!trc_armed())
+		return exit_untraced();
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_EXIT, TEV_EVENT_ENTRY) {}
+	trc_flush();   /* every event so far, or the summary, before we leave */
+	int cc = exit_untraced();
+	if (top)
+		trc_release();
+	return cc;
 }
 
 int pvm_tidtohost(int tid)

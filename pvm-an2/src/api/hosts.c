@@ -18,6 +18,7 @@
 #include "route_set.h"
 #include "rxqueue.h"
 #include "send.h"
+#include "trace.h"
 
 int pvm_mstat(char *host)
 {
@@ -87,7 +88,7 @@ static int fetch_config(struct pvmhostinfo **hosts, int *nhosts, int *narch)
 	return 0;
 }
 
-int pvm_config(int *nhostp, int *narchp, struct pvmhostinfo **hostp)
+static int config_untraced(int *nhostp, int *narchp, struct pvmhostinfo **hostp)
 {
 	free_hosts(config_hosts, config_nhosts);
 	config_hosts = NULL;
@@ -231,4 +232,33 @@ int pvm_tickle(int narg, int *argp, int *nresp, int *resp)
 	}
 	msg_free(rep);
 	return cc < 0 ? lpvm_error("pvm_tickle", cc) : 0;
+}
+
+static int traced_config(int *nhostp, int *narchp, struct pvmhostinfo **hostp)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_CONFIG, TEV_EVENT_ENTRY) {}
+	int nhost = 0, narch = 0;
+	int cc = config_untraced(&nhost, &narch, hostp);
+	if (cc >= 0) {
+		if (nhostp)
+			*nhostp = nhost;
+		if (narchp)
+			*narchp = narch;
+	}
+	TRC_EVENT(top, TEV_CONFIG, TEV_EVENT_EXIT) {
+		trc_int(TEV_DID_NH, nhost);
+		trc_int(TEV_DID_NA, narch);
+		trc_int(TEV_DID_CC, cc);
+	}
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_config(int *nhostp, int *narchp, struct pvmhostinfo **hostp)
+{
+	if (trc_armed())
+		return traced_config(nhostp, narchp, hostp);
+	return config_untraced(nhostp, narchp, hostp);
 }

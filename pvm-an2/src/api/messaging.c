@@ -12,17 +12,22 @@
 #include "route_set.h"
 #include "rxqueue.h"
 #include "send.h"
+#include "trace.h"
 
 static int bad_tag(int tag)
 {
 	return !lpvm.resv_tids && tag < 0;
 }
 
-int pvm_send(int tid, int tag)
+static int send_untraced(int tid, int tag)
 {
 	int cc = lpvm_attach();
 	if (cc)
 		return lpvm_error("pvm_send", cc);
+	if (tid == PVM_TRACE_TID && tag == PVM_TRACE_CODE) {   /* a user-defined trace event */
+		cc = lpvm.sbuf ? trc_send_user_event(lpvm.sbuf) : PvmNoBuf;
+		return cc < 0 ? lpvm_error("pvm_send", cc) : 0;
+	}
 	if (!lpvm.resv_tids && (!TID_IS_TASK(tid) || bad_tag(tag)))
 		return lpvm_error("pvm_send", PvmBadParam);
 	if (!lpvm.sbuf)
@@ -31,7 +36,7 @@ int pvm_send(int tid, int tag)
 	return cc < 0 ? lpvm_error("pvm_send", cc) : 0;
 }
 
-int pvm_mcast(int *tids, int count, int tag)
+static int mcast_untraced(int *tids, int count, int tag)
 {
 	int cc = lpvm_attach();
 	if (cc)
@@ -97,27 +102,134 @@ static int receive(const char *fn, int tid, int tag, const struct timeval *tmo, 
 	}
 }
 
-int pvm_recv(int tid, int tag)
-{
-	return receive("pvm_recv", tid, tag, NULL, 1);
-}
-
-int pvm_nrecv(int tid, int tag)
-{
-	static const struct timeval zero = { 0, 0 };
-	return receive("pvm_nrecv", tid, tag, &zero, 1);
-}
-
-int pvm_trecv(int tid, int tag, struct timeval *tmout)
+static int trecv_untraced(int tid, int tag, struct timeval *tmout)
 {
 	if (tmout && (tmout->tv_sec < 0 || tmout->tv_usec < 0))
 		return lpvm_error("pvm_trecv", PvmBadParam);
 	return receive("pvm_trecv", tid, tag, tmout, 1);
 }
 
+/* The length of the active send buffer, as the send events give it; -1 without one. */
+static int send_length(void)
+{
+	return lpvm.sbuf ? (int)msg_length(lpvm.sbuf) : -1;
+}
+
+/* a receive's exit event: the buffer, its length, tag, context and source (-1s if none) */
+static void received(int mid)
+{
+	struct msg *m = mid > 0 ? msg_lookup(mid) : NULL;
+	trc_int(TEV_DID_MB, mid);
+	trc_int(TEV_DID_MNB, m ? (int)msg_length(m) : -1);
+	trc_int(TEV_DID_MC, m ? m->tag : -1);
+	trc_int(TEV_DID_MCX, lpvm.ctx);
+	trc_int(TEV_DID_SRC, m ? m->src : -1);
+}
+
+static int traced_send(int tid, int tag)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_SEND, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_MNB, send_length());
+		trc_int(TEV_DID_DST, tid);
+		trc_int(TEV_DID_MC, tag);
+		trc_int(TEV_DID_MCX, lpvm.ctx);
+	}
+	int cc = send_untraced(tid, tag);
+	TRC_EVENT(top, TEV_SEND, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_send(int tid, int tag)
+{
+	if (trc_armed())
+		return traced_send(tid, tag);
+	return send_untraced(tid, tag);
+}
+
+static int traced_mcast(int *tids, int count, int tag)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_MCAST, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_MNB, send_length());
+		trc_int(TEV_DID_MC, tag);
+		trc_int(TEV_DID_MCX, lpvm.ctx);
+		trc_ints(TEV_DID_MDL, tids, count);
+	}
+	int cc = mcast_untraced(tids, count, tag);
+	TRC_EVENT(top, TEV_MCAST, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_mcast(int *tids, int count, int tag)
+{
+	if (trc_armed())
+		return traced_mcast(tids, count, tag);
+	return mcast_untraced(tids, count, tag);
+}
+
+/* recv, nrecv, trecv (with its timeout, -1s for none) and probe */
+static int traced_receive(int kind, int tid, int tag, struct timeval *tmo)
+{
+	static const struct timeval zero = { 0, 0 };
+	int top = trc_claim();
+	TRC_EVENT(top, kind, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_RST, tid);
+		trc_int(TEV_DID_RMC, tag);
+		trc_int(TEV_DID_RCX, lpvm.ctx);
+		if (kind == TEV_TRECV) {
+			trc_int(TEV_DID_MTS, tmo ? (int)tmo->tv_sec : -1);
+			trc_int(TEV_DID_MTU, tmo ? (int)tmo->tv_usec : -1);
+		}
+	}
+	int cc = kind == TEV_RECV ? receive("pvm_recv", tid, tag, NULL, 1)
+	       : kind == TEV_NRECV ? receive("pvm_nrecv", tid, tag, &zero, 1)
+	       : kind == TEV_TRECV ? trecv_untraced(tid, tag, tmo)
+	       : receive("pvm_probe", tid, tag, &zero, 0);
+	TRC_EVENT(top, kind, TEV_EVENT_EXIT) {
+		if (kind == TEV_PROBE)
+			trc_int(TEV_DID_CC, cc);
+		else
+			received(cc);
+	}
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_recv(int tid, int tag)
+{
+	if (trc_armed())
+		return traced_receive(TEV_RECV, tid, tag, NULL);
+	return receive("pvm_recv", tid, tag, NULL, 1);
+}
+
+int pvm_nrecv(int tid, int tag)
+{
+	static const struct timeval zero = { 0, 0 };
+	if (trc_armed())
+		return traced_receive(TEV_NRECV, tid, tag, NULL);
+	return receive("pvm_nrecv", tid, tag, &zero, 1);
+}
+
+int pvm_trecv(int tid, int tag, struct timeval *tmout)
+{
+	if (trc_armed())
+		return traced_receive(TEV_TRECV, tid, tag, tmout);
+	return trecv_untraced(tid, tag, tmout);
+}
+
 int pvm_probe(int tid, int tag)
 {
 	static const struct timeval zero = { 0, 0 };
+	if (trc_armed())
+		return traced_receive(TEV_PROBE, tid, tag, NULL);
 	return receive("pvm_probe", tid, tag, &zero, 0);
 }
 
@@ -126,7 +238,7 @@ int pvm_probe(int tid, int tag)
 typedef int (*matcher)(int, int, int);
 typedef int (*declared_result)(matcher);
 
-declared_result pvm_recvf(matcher new)
+static declared_result recvf_untraced(matcher new)
 {
 	matcher old = lpvm.recv_match ? lpvm.recv_match : lpvm_default_match;
 	lpvm.recv_match = new ? new : lpvm_default_match;
@@ -150,7 +262,7 @@ static int elem_size(int type)
 	}
 }
 
-int pvm_psend(int tid, int tag, void *buf, int len, int type)
+static int psend_untraced(int tid, int tag, void *buf, int len, int type)
 {
 	int es = elem_size(type);
 	if (es < 0)
@@ -172,7 +284,8 @@ int pvm_psend(int tid, int tag, void *buf, int len, int type)
 	return cc < 0 ? lpvm_error("pvm_psend", cc) : 0;
 }
 
-int pvm_precv(int tid, int tag, void *buf, int len, int type, int *rtid, int *rtag, int *rlen)
+static int precv_untraced(int tid, int tag, void *buf, int len, int type, int *rtid, int *rtag,
+                          int *rlen)
 {
 	int es = elem_size(type);
 	if (es < 0)
@@ -206,4 +319,84 @@ int pvm_precv(int tid, int tag, void *buf, int len, int type, int *rtid, int *rt
 	msg_free(m);
 	lpvm.rbuf = saved;
 	return 0;
+}
+
+declared_result pvm_recvf(matcher new)
+{
+	if (!trc_armed())
+		return recvf_untraced(new);
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_RECVF, TEV_EVENT_ENTRY) {}
+	declared_result old = recvf_untraced(new);
+	TRC_EVENT(top, TEV_RECVF, TEV_EVENT_EXIT) {}
+	if (top)
+		trc_release();
+	return old;
+}
+
+static int traced_psend(int tid, int tag, void *buf, int len, int type)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_PSEND, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_DST, tid);
+		trc_int(TEV_DID_MC, tag);
+		trc_int(TEV_DID_MCX, lpvm.ctx);
+		trc_long(TEV_DID_PDA, (long)buf);
+		trc_int(TEV_DID_PC, len);
+		trc_int(TEV_DID_PDT, type);
+	}
+	int cc = psend_untraced(tid, tag, buf, len, type);
+	TRC_EVENT(top, TEV_PSEND, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_psend(int tid, int tag, void *buf, int len, int type)
+{
+	if (trc_armed())
+		return traced_psend(tid, tag, buf, len, type);
+	return psend_untraced(tid, tag, buf, len, type);
+}
+
+static int traced_precv(int tid, int tag, void *buf, int len, int type, int *rtid, int *rtag,
+                        int *rlen)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_PRECV, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_RST, tid);
+		trc_int(TEV_DID_RMC, tag);
+		trc_int(TEV_DID_RCX, lpvm.ctx);
+		trc_long(TEV_DID_PDA, (long)buf);
+		trc_int(TEV_DID_PC, len);
+		trc_int(TEV_DID_PDT, type);
+	}
+	int src = -1, mc = -1, nb = -1;
+	int cc = precv_untraced(tid, tag, buf, len, type, &src, &mc, &nb);
+	if (cc >= 0) {
+		if (rtid)
+			*rtid = src;
+		if (rtag)
+			*rtag = mc;
+		if (rlen)
+			*rlen = nb;
+	}
+	TRC_EVENT(top, TEV_PRECV, TEV_EVENT_EXIT) {
+		trc_int(TEV_DID_CC, cc);
+		trc_int(TEV_DID_MNB, cc < 0 ? -1 : nb);
+		trc_int(TEV_DID_MC, cc < 0 ? -1 : mc);
+		trc_int(TEV_DID_MCX, lpvm.ctx);
+		trc_int(TEV_DID_SRC, cc < 0 ? -1 : src);
+	}
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_precv(int tid, int tag, void *buf, int len, int type, int *rtid, int *rtag, int *rlen)
+{
+	if (trc_armed())
+		return traced_precv(tid, tag, buf, len, type, rtid, rtag, rlen);
+	return precv_untraced(tid, tag, buf, len, type, rtid, rtag, rlen);
 }

@@ -10,8 +10,9 @@
 #include "lib_state.h"
 #include "msg.h"
 #include "requests.h"
+#include "trace.h"
 
-int pvm_getopt(int what)
+static int getopt_untraced(int what)
 {
 	switch (what) {
 	case PvmRoute: return lpvm.route_opt;
@@ -42,28 +43,6 @@ int pvm_getopt(int what)
 	default:
 		return lpvm_error("pvm_getopt", PvmBadParam);
 	}
-}
-
-/* Tells the pvmd where our own output or trace data goes (TM_SETOPT). */
-static int tell_pvmd(int what, int val)
-{
-	int cc = lpvm_attach();
-	if (cc)
-		return cc;
-	struct msg *m = msg_new(ENC_XDR);
-	if (!m)
-		return PvmNoMem;
-	char buf[16];
-	snprintf(buf, sizeof buf, "%x", (unsigned)val);
-	cc = lpvm_pack_int(m, what);
-	if (!cc)
-		cc = lpvm_pack_str(m, buf);
-	struct msg *rep = NULL;
-	if (!cc)
-		cc = lpvm_daemon_call(m, TM_SETOPT, &rep);
-	msg_free(m);
-	msg_free(rep);
-	return cc;
 }
 
 /* PvmNoReset: a task that survives a console reset says so with an entry (its tid) in the
@@ -104,7 +83,7 @@ static int trace_option_ok(int val)
 	return val == PvmTraceFull || val == PvmTraceTime || val == PvmTraceCount;
 }
 
-int pvm_setopt(int what, int val)
+static int setopt_untraced(int what, int val)
 {
 	int cc;
 	switch (what) {
@@ -138,7 +117,7 @@ int pvm_setopt(int what, int val)
 	case PvmSelfTraceCode: {
 		static const int ts[] = { [PvmSelfOutputTid] = TS_OUTTID, [PvmSelfOutputCode] = TS_OUTTAG,
 		                          [PvmSelfTraceTid] = TS_TRCTID, [PvmSelfTraceCode] = TS_TRCTAG };
-		if ((cc = tell_pvmd(ts[what], val)) < 0)
+		if ((cc = lpvm_tell_pvmd_opt(ts[what], val)) < 0)
 			return lpvm_error("pvm_setopt", cc);
 		int *slot = what == PvmSelfOutputTid ? &lpvm.self_out_tid
 		          : what == PvmSelfOutputCode ? &lpvm.self_out_tag
@@ -148,15 +127,20 @@ int pvm_setopt(int what, int val)
 		lpvm.out_tag = lpvm.self_out_tag;
 		lpvm.trc_tid = lpvm.self_trc_tid;
 		lpvm.trc_tag = lpvm.self_trc_tag;
+		trc_rearm();
+		lpvm_state_changed();
 		return old;
 	}
 	case PvmSelfOutputContext:
 	case PvmSelfTraceContext:
 		return lpvm_error("pvm_setopt", PvmNotImpl);
-	case PvmSelfTraceBuffer: return set_int(&lpvm.self_trc_buf, val);
+	case PvmSelfTraceBuffer:
+		trc_flush();   /* what is buffered goes out under the old size */
+		return set_int(&lpvm.self_trc_buf, val);
 	case PvmSelfTraceOptions:
 		if (!trace_option_ok(val))
 			break;
+		trc_flush();   /* the events or the summary so far go out under the old option */
 		return set_int(&lpvm.self_trc_opt, val);
 	case PvmShowTids: return set_int(&lpvm.show_tids, val);
 	case PvmNoReset:
@@ -171,4 +155,33 @@ int pvm_setopt(int what, int val)
 		break;
 	}
 	return lpvm_error("pvm_setopt", PvmBadParam);
+}
+
+int pvm_getopt(int what)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_GETOPT, TEV_DID_OPT, what, TEV_DID_OPV, getopt_untraced);
+	return getopt_untraced(what);
+}
+
+static int traced_setopt(int what, int val)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_SETOPT, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_OPT, what);
+		trc_int(TEV_DID_OPV, val);
+	}
+	int cc = setopt_untraced(what, val);
+	TRC_EVENT(top, TEV_SETOPT, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_OPV, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_setopt(int what, int val)
+{
+	if (trc_armed())
+		return traced_setopt(what, val);
+	return setopt_untraced(what, val);
 }

@@ -18,6 +18,7 @@
 #include "route_set.h"
 #include "rxqueue.h"
 #include "send.h"
+#include "trace.h"
 
 /* Non-negative entries first, in order; stock's exchange order for the rest. */
 static int move_errors_last(int n, int *a)
@@ -63,8 +64,9 @@ static int pack_spawn_env(struct msg *m)
 	}
 	char buf[64];
 	cc = lpvm_pack_int(m, nvars + 4);
+	snprintf(buf, sizeof buf, "PVMTMASK=%s", lpvm_trc.child_mask);
 	if (!cc)
-		cc = lpvm_pack_str(m, "PVMTMASK=");
+		cc = lpvm_pack_str(m, buf);
 	snprintf(buf, sizeof buf, "PVMTRCBUF=%d", lpvm.trc_buf);
 	if (!cc)
 		cc = lpvm_pack_str(m, buf);
@@ -80,7 +82,7 @@ static int pack_spawn_env(struct msg *m)
 	return cc;
 }
 
-int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *tids)
+static int spawn_untraced(char *file, char **argv, int flags, char *where, int count, int *tids)
 {
 	int cc = lpvm_attach();
 	if (cc)
@@ -140,7 +142,39 @@ int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *t
 	return cc < 0 ? lpvm_error("pvm_spawn", cc) : cc;
 }
 
-int pvm_sendsig(int tid, int signum)
+static int traced_spawn(char *file, char **argv, int flags, char *where, int count, int *tids)
+{
+	lpvm_attach();   /* as stock's tracing check, before the entry event */
+	int top = trc_claim();
+	const char *pt = getenv("PVMTASK");
+	TRC_EVENT(top, TEV_SPAWN, TEV_EVENT_ENTRY) {
+		trc_str(TEV_DID_SE, file);
+		trc_str(TEV_DID_SW, where);
+		trc_int(TEV_DID_SF, pt ? (int)strtol(pt, NULL, 0) | flags : flags);
+		trc_int(TEV_DID_SC, count);
+	}
+	int *list = tids, *own = NULL;
+	if (!list && count > 0 && count < 1 << 20)   /* the exit event lists the new tids */
+		list = own = malloc(sizeof(int) * (size_t)count);
+	int cc = spawn_untraced(file, argv, flags, where, count, list);
+	TRC_EVENT(top, TEV_SPAWN, TEV_EVENT_EXIT) {
+		trc_int(TEV_DID_CC, cc);
+		trc_ints(TEV_DID_STL, list, cc > 0 ? cc : 0);
+	}
+	free(own);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *tids)
+{
+	if (trc_armed())
+		return traced_spawn(file, argv, flags, where, count, tids);
+	return spawn_untraced(file, argv, flags, where, count, tids);
+}
+
+static int sendsig_untraced(int tid, int signum)
 {
 	int cc = lpvm_attach();
 	if (cc)
@@ -158,13 +192,13 @@ int pvm_sendsig(int tid, int signum)
 	return cc < 0 ? lpvm_error("pvm_sendsig", cc) : 0;
 }
 
-int pvm_kill(int tid)
+static int kill_untraced(int tid)
 {
 	int cc = pvm_sendsig(tid, SIGTERM);
 	return cc < 0 ? lpvm_error("pvm_kill", cc) : cc;
 }
 
-int pvm_pstat(int tid)
+static int pstat_untraced(int tid)
 {
 	int cc = lpvm_attach();
 	if (cc)
@@ -187,7 +221,7 @@ int pvm_pstat(int tid)
 static struct pvmtaskinfo *task_list;
 static int task_count;
 
-int pvm_tasks(int where, int *ntaskp, struct pvmtaskinfo **taskp)
+static int tasks_untraced(int where, int *ntaskp, struct pvmtaskinfo **taskp)
 {
 	for (int i = 0; i < task_count; i++)
 		free(task_list[i].ti_a_out);
@@ -242,7 +276,7 @@ int pvm_tasks(int where, int *ntaskp, struct pvmtaskinfo **taskp)
 	return 0;
 }
 
-int pvm_notify(int what, int code, int count, int *vals)
+static int notify_untraced(int what, int code, int count, int *vals)
 {
 	int cc = lpvm_attach();
 	if (cc)
@@ -293,7 +327,7 @@ int pvm_notify(int what, int code, int count, int *vals)
 	return cc < 0 ? lpvm_error("pvm_notify", cc) : 0;
 }
 
-int pvm_siblings(int **tidsp)
+static int siblings_untraced(int **tidsp)
 {
 	static int me[1];
 	int cc = lpvm_attach();
@@ -316,4 +350,110 @@ int pvm_siblings(int **tidsp)
 	if (tidsp)
 		*tidsp = lpvm.sib_tids;
 	return lpvm.nsibs;
+}
+
+int pvm_kill(int tid)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_KILL, TEV_DID_TT, tid, TEV_DID_CC, kill_untraced);
+	return kill_untraced(tid);
+}
+
+int pvm_pstat(int tid)
+{
+	if (trc_armed())
+		return trc_call_int(TEV_PSTAT, TEV_DID_TT, tid, TEV_DID_TST, pstat_untraced);
+	return pstat_untraced(tid);
+}
+
+static int traced_sendsig(int tid, int signum)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_SENDSIG, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_TT, tid);
+		trc_int(TEV_DID_SN, signum);
+	}
+	int cc = sendsig_untraced(tid, signum);
+	TRC_EVENT(top, TEV_SENDSIG, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_sendsig(int tid, int signum)
+{
+	if (trc_armed())
+		return traced_sendsig(tid, signum);
+	return sendsig_untraced(tid, signum);
+}
+
+static int traced_notify(int what, int code, int count, int *vals)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_NOTIFY, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_NE, what);
+		trc_int(TEV_DID_NMC, code);
+		trc_ints(TEV_DID_NTL, vals, what != PvmHostAdd ? count : 0);
+	}
+	int cc = notify_untraced(what, code, count, vals);
+	TRC_EVENT(top, TEV_NOTIFY, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_notify(int what, int code, int count, int *vals)
+{
+	if (trc_armed())
+		return traced_notify(what, code, count, vals);
+	return notify_untraced(what, code, count, vals);
+}
+
+static int traced_tasks(int where, int *ntaskp, struct pvmtaskinfo **taskp)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_TASKS, TEV_EVENT_ENTRY)
+		trc_int(TEV_DID_TW, where);
+	int n = 0;
+	int cc = tasks_untraced(where, &n, taskp);
+	if (ntaskp && cc >= 0)
+		*ntaskp = n;
+	TRC_EVENT(top, TEV_TASKS, TEV_EVENT_EXIT) {
+		trc_int(TEV_DID_CC, cc);
+		trc_int(TEV_DID_TNT, cc >= 0 ? n : 0);
+	}
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_tasks(int where, int *ntaskp, struct pvmtaskinfo **taskp)
+{
+	if (trc_armed())
+		return traced_tasks(where, ntaskp, taskp);
+	return tasks_untraced(where, ntaskp, taskp);
+}
+
+static int traced_siblings(int **tidsp)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_SIBLINGS, TEV_EVENT_ENTRY) {}
+	int *tids = NULL;
+	int cc = siblings_untraced(&tids);
+	if (tidsp)
+		*tidsp = tids;
+	TRC_EVENT(top, TEV_SIBLINGS, TEV_EVENT_EXIT)
+		trc_ints(TEV_DID_SIB, tids, cc > 0 ? cc : 0);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_siblings(int **tidsp)
+{
+	if (trc_armed())
+		return traced_siblings(tidsp);
+	return siblings_untraced(tidsp);
 }

@@ -15,8 +15,8 @@
 
 #include "errors.h"
 #include "lib_state.h"
+#include "trace.h"
 
-#include <pvmtev.h>
 
 int pvmmytid = -1;                 /* our tid, -1 outside the virtual machine */
 int pvmmyctx;                      /* the current message context */
@@ -35,9 +35,11 @@ static void publish(void)
 	pvmctrc.outtag = lpvm.out_tag;
 	pvmctrc.trcbuf = lpvm.trc_buf;
 	pvmctrc.trcopt = lpvm.trc_opt;
-	/* no trace events: the empty mask ('@' everywhere), as a fresh stock task has */
-	memset(pvmctrc.tmask, '@', sizeof pvmctrc.tmask - 1);
-	pvmctrc.tmask[sizeof pvmctrc.tmask - 1] = 0;
+	/* the children's trace mask; before the task has joined, the empty one */
+	if (trc_mask_valid(lpvm_trc.child_mask))
+		memcpy(pvmctrc.tmask, lpvm_trc.child_mask, sizeof pvmctrc.tmask);
+	else
+		trc_mask_clear(pvmctrc.tmask);
 }
 
 __attribute__((constructor)) static void watch_state(void)

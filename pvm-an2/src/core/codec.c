@@ -2,6 +2,8 @@
 #include "codec.h"
 
 #include <pvm3.h>
+#include <sys/time.h>   /* before <pvmtev.h> */
+#include <pvmtev.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +189,44 @@ static int pack_inplace(struct msg *m, int type, const char *p, int cnt, int std
 	return 0;
 }
 
+/* The trace encoding (PvmDataTrace, a user-defined trace event): XDR, each item announced by
+ * its <pvmtev.h> data type, and its count when there are several; as stock, unsigned int and
+ * short go as their signed kinds. */
+static int trace_type(int type)
+{
+	switch (type) {
+	case PVM_BYTE: return TEV_DATA_BYTE;
+	case PVM_SHORT: case PVM_USHORT: return TEV_DATA_SHORT;
+	case PVM_INT: case PVM_UINT: return TEV_DATA_INT;
+	case PVM_LONG: return TEV_DATA_LONG;
+	case PVM_ULONG: return TEV_DATA_ULONG;
+	case PVM_FLOAT: return TEV_DATA_FLOAT;
+	case PVM_DOUBLE: return TEV_DATA_DOUBLE;
+	case PVM_CPLX: return TEV_DATA_CPLX;
+	case PVM_DCPLX: return TEV_DATA_DCPLX;
+	default: return TEV_DATA_NULL;
+	}
+}
+
+static int pack_annotated(struct msg *m, int type, const char *p, int cnt, int std)
+{
+	if (cnt == 0)
+		return 0;
+	int head[2] = { trace_type(type) | (cnt > 1 ? TEV_DATA_ARRAY : TEV_DATA_SCALAR), cnt };
+	int cc = pack_xdr(m, PVM_INT, (const char *)head, cnt > 1 ? 2 : 1, 1);
+	return cc ? cc : pack_xdr(m, type, p, cnt, std);
+}
+
+int lpvm_pack_unannotated(struct msg *m, int type, const void *p, int cnt, int std)
+{
+	if (m->enc != ENC_TRACE)
+		return lpvm_pack(m, type, p, cnt, std);
+	if (cnt < 0 || std < 0 || (cnt > 0 && !p) || !mem_size(type))
+		return PvmBadParam;
+	m->mode = MODE_PACK;
+	return pack_xdr(m, type, p, cnt, std);
+}
+
 int lpvm_pack(struct msg *m, int type, const void *p, int cnt, int std)
 {
 	/* stride 0 (every item from one place) is accepted as stock does: Debian's srm passes it */
@@ -201,6 +241,8 @@ int lpvm_pack(struct msg *m, int type, const void *p, int cnt, int std)
 		return pack_inplace(m, type, p, cnt, std);
 	if (m->enc == lpvm.dsig)
 		return pack_raw(m, type, p, cnt, std);
+	if (m->enc == ENC_TRACE)
+		return pack_annotated(m, type, p, cnt, std);
 	return PvmBadMsg;
 }
 
@@ -208,7 +250,8 @@ int lpvm_pack(struct msg *m, int type, const void *p, int cnt, int std)
 
 static int decodable(const struct msg *m)
 {
-	return m->enc == ENC_XDR || m->enc == ENC_INPLACE || m->enc == lpvm.dsig;
+	return m->enc == ENC_XDR || m->enc == ENC_INPLACE || m->enc == lpvm.dsig ||
+	       m->enc == ENC_TRACE;
 }
 
 static int get_bytes(struct msg *m, char *out, size_t n)
@@ -356,7 +399,8 @@ int lpvm_unpack(struct msg *m, int type, void *p, int cnt, int std)
 		return PvmBadMsg;
 	if (m->mode != MODE_UNPACK)
 		msg_rewind(m);
-	if (m->enc == ENC_XDR)
+	if (m->enc == ENC_XDR || m->enc == ENC_TRACE)   /* (the trace encoding's reader takes
+	                                                  * the annotations as the ints they are) */
 		return unpack_xdr(m, type, p, cnt, std);
 	return unpack_raw(m, type, p, cnt, std);
 }
@@ -379,6 +423,8 @@ int lpvm_pack_str(struct msg *m, const char *s)
 		return PvmBadParam;
 	if (m->enc == ENC_INPLACE)
 		return PvmNotImpl;
+	if (m->enc == ENC_TRACE)   /* as stock: the characters alone, no length, no NUL */
+		return strlen(s) > 0x7fffffff ? PvmBadParam : lpvm_pack(m, PVM_BYTE, s, (int)strlen(s), 1);
 	size_t l = strlen(s) + 1;
 	if (l > 0x7fffffff)
 		return PvmBadParam;

@@ -8,6 +8,8 @@ struct msg;
 int lpvm_pack(struct msg *m, int type, const void *p, int cnt, int std);
 int lpvm_unpack(struct msg *m, int type, void *p, int cnt, int std);
 int lpvm_pack_int(struct msg *m, int v);
+/* lpvm_pack without the trace encoding's annotations: its event header and end mark. */
+int lpvm_pack_unannotated(struct msg *m, int type, const void *p, int cnt, int std);
 int lpvm_pack_str(struct msg *m, const char *s);
 /* count, then count strings (NULL packs as "") */
 int lpvm_pack_strs(struct msg *m, char **s, int count);

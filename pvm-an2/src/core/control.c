@@ -1,4 +1,4 @@
-/* Task-control (TC_*) messages: refuse direct routes, record siblings, ignore tracing; and
+/* Task-control (TC_*) messages: refuse direct routes, record siblings, change tracing; and
  * the notices of tasks and hosts gone, passed on to the routes (notices.c). */
 #include "control.h"
 
@@ -13,6 +13,7 @@
 #include "msg.h"
 #include "notices.h"
 #include "route_set.h"
+#include "trace_control.h"
 
 /* Replies produced while a route is delivering; sent by control_flush() afterwards so a
  * route is never re-entered. */
@@ -81,8 +82,10 @@ int control_handle(struct msg *m)
 		break;
 	case TC_CONACK:     /* we never ask for direct routes */
 	case TC_TASKEXIT:   /* only meaningful with direct routes */
-	case TC_NOOP:
 	case TC_SETTRACE: case TC_SETTMASK: case TC_SETTRCBUF: case TC_SETTRCOPT:
+		trc_control(m);
+		break;
+	case TC_NOOP:
 	case TC_OUTPUT: case TC_OUTPUTX:   /* pvm_catchout's handlers take these when on */
 		break;
 	default:
@@ -105,6 +108,7 @@ int control_flush(void)
 			cc = lpvm_daemon_send(r);
 		msg_free(r);
 	}
+	trc_control_flush();   /* a new tracer: the pvmd hears of it too */
 	lpvm_notices_flush();   /* tasks and hosts gone: every route drops what it keeps of them */
 	lpvm_routes_flush();
 	mhf_run_pending();   /* no route is being read here: program handlers may call PVM */

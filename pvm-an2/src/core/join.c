@@ -20,6 +20,7 @@
 #include "route_providers.h"
 #include "route_set.h"
 #include "rxqueue.h"
+#include "trace.h"
 
 static const char *tmp_dir(void)
 {
@@ -208,6 +209,7 @@ int lpvm_attach(void)
 		lpvm_detach();
 		return cc;
 	}
+	trc_joined();   /* (may read the tracer's mailbox entry: after the routes are open) */
 	lpvm_state_changed();
 	return 0;
 }
@@ -223,6 +225,7 @@ void lpvm_detach(void)
 	lpvm.mytid = -1;
 	lpvm.myptid = 0;
 	lpvm.dead = 0;
+	trc_rearm();
 	lpvm_state_changed();
 }
 

@@ -2,8 +2,11 @@
 #include "requests.h"
 
 #include <pvm3.h>
+#include <pvmproto.h>
+#include <stdio.h>
 
 #include "codec.h"
+#include "join.h"
 #include "lib_state.h"
 #include "msg.h"
 #include "pvm_ids.h"
@@ -75,4 +78,25 @@ int rm_request_tag(int tm_tag)
 int rm_call(struct msg *req, int sm_tag, struct msg **reply)
 {
 	return lpvm_request(req, lpvm.sched_tid, sm_tag, PvmBaseContext, reply);
+}
+
+int lpvm_tell_pvmd_opt(int what, int val)
+{
+	int cc = lpvm_attach();
+	if (cc)
+		return cc;
+	struct msg *m = msg_new(ENC_XDR);
+	if (!m)
+		return PvmNoMem;
+	char buf[16];
+	snprintf(buf, sizeof buf, "%x", (unsigned)val);
+	cc = lpvm_pack_int(m, what);
+	if (!cc)
+		cc = lpvm_pack_str(m, buf);
+	struct msg *rep = NULL;
+	if (!cc)
+		cc = lpvm_daemon_call(m, TM_SETOPT, &rep);
+	msg_free(m);
+	msg_free(rep);
+	return cc;
 }

@@ -18,4 +18,8 @@ int rm_request_tag(int tm_tag);
 /* Sends req to the resource manager and waits for its answer (*reply, rewound). */
 int rm_call(struct msg *req, int sm_tag, struct msg **reply);
 
+/* TM_SETOPT: tells the pvmd where our own output or trace data goes (TS_OUTTID, TS_OUTTAG,
+ * TS_TRCTID, TS_TRCTAG of <pvmproto.h>): 0 or a negative error. */
+int lpvm_tell_pvmd_opt(int what, int val);
+
 #endif

@@ -1,0 +1,76 @@
+/* Tracing as Debian's libpvm3 does it (trace.c): the trace settings of the task and its
+ * children, and the events a traced call sends to the tracer, in PVM 3.4's format. A traced
+ * entry point tests lpvm_trc.armed once (trc_armed) and takes its traced path only then. */
+#ifndef LPVM_TRACE_H
+#define LPVM_TRACE_H
+
+#include <sys/time.h>   /* before <pvmtev.h>, whose structures hold timevals */
+#include <pvmtev.h>
+
+struct msg;
+
+struct trc_state {
+	int armed;                        /* calls take their traced path: not joined yet, or a
+	                                   * tracer other than ourselves is set (trc_rearm) */
+	int busy;                         /* a traced call runs: the calls it makes are not traced */
+	Pvmtmask mask;                    /* the events we trace */
+	Pvmtmask child_mask;              /* the events the tasks we spawn trace */
+	/* Asks the tracer's mailbox entry for mask, buffering and options (set by the API
+	 * layer; NULL: not asked). */
+	void (*read_tracer_entry)(void);
+};
+
+extern struct trc_state lpvm_trc;
+
+static inline int trc_armed(void)
+{
+	return __builtin_expect(lpvm_trc.armed, 0);
+}
+
+/* The block after it packs the data of event kind | ee (entry or exit) when top (the call
+ * claimed tracing, trc_claim) and the task traces that event; the event ends after it. */
+#define TRC_EVENT(top, kind, ee) \
+	for (int trc_once_ = (top) && trc_begin((kind), (ee)); trc_once_; trc_once_ = 0, trc_end())
+
+/* A traced call of one int argument (its datum in_did) and one int answer (out_did), and one
+ * of no argument: the untraced body runs between the entry and exit events. */
+int trc_call_int(int kind, int in_did, int arg, int out_did, int (*untraced)(int));
+int trc_call_none(int kind, int out_did, int (*untraced)(void));
+
+/* Recomputes armed from the task's state; call after the tracer or our tid changed. */
+void trc_rearm(void);
+/* The task has joined: masks, buffering and options from PVMTMASK, PVMTRCBUF, PVMTRCOPT (or
+ * the tracer's mailbox entry), descriptors to be sent again. */
+void trc_joined(void);
+
+/* A traced call starts: 1 if it is the outermost one (it traces; trc_release() when done),
+ * 0 inside another traced call. A call that begins before the task has joined is not
+ * traced (pvm_mytid, pvm_parent and pvm_spawn join before they claim, as stock's check). */
+int trc_claim(void);
+void trc_release(void);
+
+/* Starts the event kind | entry_exit (TEV_EVENT_ENTRY or _EXIT) if the task traces it: 1 and
+ * the caller adds the event's data with trc_* and ends with trc_end(); 0: nothing to do. */
+int trc_begin(int kind, int entry_exit);
+void trc_int(int did, int v);
+void trc_ints(int did, const int *v, int n);   /* an array */
+void trc_long(int did, long v);
+void trc_str(int did, const char *s);
+void trc_strs(int did, char **s, int n);       /* an array of strings */
+void trc_end(void);
+/* Sends what is buffered, or the time or count summary: at pvm_exit and when the buffering
+ * or options change. */
+void trc_flush(void);
+
+/* A user-defined event (pvm_mkbuf(PvmDataTrace)): the header its message starts with, and
+ * the sending (pvm_send to PVM_TRACE_TID, PVM_TRACE_CODE): the end mark added, to the tracer
+ * if the mask has TEV_USER_DEFINED, else nothing; 0 or an error. */
+int trc_user_event_head(struct msg *m);
+int trc_send_user_event(struct msg *m);
+
+/* "@@@…" with every event cleared */
+void trc_mask_clear(Pvmtmask m);
+/* 1 if s is a mask of the right length */
+int trc_mask_valid(const char *s);
+
+#endif

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Puts a trace file written by Debian's tracer in a form two runs can be compared in: the
+event records only, times replaced by T, task ids by the task's role (P the task that spawns
+the others, C1, C2 ... its children in the order pvm_spawn listed them, K the task that
+started P if any), buffer ids (as a
+receive, pvm_initsend or pvm_mkbuf return them, as pvm_freebuf takes them) by B and the data
+addresses of the pack calls by A: libraries number buffers and place data as they like; the
+times a timing summary adds up by S.
+Records grouped by task, each task's in the order it made them; then the task's output
+records (the pvmd's, which reach the tracer when the pvmd reads the task's output: at no fixed
+place among the task's own), in their order."""
+import re
+import sys
+
+RECORD = re.compile(r'^"([^"]+)" \{ (.*) \};;$')
+TOKEN = re.compile(r'(?:\[\d+\] )+\{ [^}]* \}|"[^"]*"|-?\d+(?:\.\d+)?')
+BUFFER_IDS = ("recv(1.1)", "nrecv(1.1)", "trecv(1.1)", "initsend(1.1)", "mkbuf(1.1)",
+              "freebuf(0.0)")
+PACK_ENTRY = re.compile(r"^u?pk[a-z]+\(0\.0\)$")
+
+
+def records(path):
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = RECORD.match(line.rstrip("\n"))
+            if m:
+                yield m.group(1), TOKEN.findall(m.group(2))
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: trace_normalize.py TRACEFILE")
+    recs = list(records(sys.argv[1]))
+    if not recs:
+        sys.exit("trace_normalize.py: no event records in " + sys.argv[1])
+    # the pvmd's newtask records, in the order the tasks started: TS TU TID PT TF TN
+    started = [(f[2], f[3]) for name, f in recs if name == "newtask(0)" and len(f) > 3]
+    tids = {tid for tid, _ in started}
+    role = {}
+    for tid, parent in started:   # P: the first task not started by another traced task
+        if parent not in tids:
+            role[tid] = "P"
+            if parent != "-1":
+                role[parent] = "K"
+            break
+    children = [tid for tid, parent in started if role.get(parent) == "P"]
+    for i, tid in enumerate(children):
+        role.setdefault(tid, "C%d" % (i + 1))
+
+    def sub(tok):
+        return re.sub(r"-?\d+", lambda m: role.get(m.group(0), m.group(0)), tok)
+
+    groups = {}
+    for name, f in recs:
+        if name == "user_defined(0)" and len(f) >= 3:   # TID, TS, TU, then the task's values
+            f = ["T", "T", f[0]] + f[3:]   # (in the others' order: TS, TU, TID)
+        else:
+            f = ["T", "T"] + f[2:]
+        if name in BUFFER_IDS and len(f) > 3 and int(f[3]) > 0:
+            f[3] = "B"
+        if PACK_ENTRY.match(name) and len(f) > 3:
+            f[3] = "A"
+        if name in ("psend(0.0)", "precv(0.0)") and len(f) > 6:   # after DST|RST, MC, MCX
+            f[6] = "A"
+        if name == "timing(0)" and len(f) > 7:   # TGS and TGU: seconds, microseconds
+            f[5] = f[6] = "S"
+        who = role.get(f[2], "host " + f[2])
+        line = '"%s" { %s }' % (name, ", ".join(sub(t) for t in f))
+        groups.setdefault(who, ([], []))[name == "output(0)"].append(line)
+    for who in sorted(groups):
+        print("== " + who)
+        print("\n".join(groups[who][0] + groups[who][1]))
+
+
+main()
