@@ -5,7 +5,8 @@ the others, C1, C2 ... its children in the order pvm_spawn listed them, K the ta
 started P if any), buffer ids (as a
 receive, pvm_initsend or pvm_mkbuf return them, as pvm_freebuf takes them) by B and the data
 addresses of the pack calls by A: libraries number buffers and place data as they like; the
-times a timing summary adds up by S.
+times a timing summary adds up by S; the clock difference a remote pvmd measured to the master
+(host_sync) by D.
 Records grouped by task, each task's in the order it made them; then the task's output
 records (the pvmd's, which reach the tracer when the pvmd reads the task's output: at no fixed
 place among the task's own), in their order."""
@@ -62,6 +63,8 @@ def main():
             f[3] = "A"
         if name in ("psend(0.0)", "precv(0.0)") and len(f) > 6:   # after DST|RST, MC, MCX
             f[6] = "A"
+        if name == "host_sync(0)" and len(f) > 4:   # HCS and HCU: seconds, microseconds
+            f[3] = f[4] = "D"
         if name == "timing(0)" and len(f) > 7:   # TGS and TGU: seconds, microseconds
             f[5] = f[6] = "S"
         who = role.get(f[2], "host " + f[2])
