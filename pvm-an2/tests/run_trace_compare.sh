@@ -5,7 +5,8 @@
 # (trace_normalize.py), each task's records in order, the same data. The mask is the tracer's
 # default (XPVM's: mytid, parent, spawn, send, mcast, recv, psend, precv, exit ...) and every
 # other call the program makes: initsend, the pack and unpack calls, config, pstat, notify,
-# getopt, setopt, siblings.
+# getopt, setopt, siblings, and mhf_invoke (the children's TC_SIBLINGS handler, with its
+# unpacks).
 # Usage: run_trace_compare.sh TESTBINDIR BUILDDIR
 set -euo pipefail
 bindir=$(cd "$1" && pwd)
@@ -22,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 		shift 2
 		cp "$binary" "$prog"
 		tracer_start "$PVM_WORK/$name"
-		tracer_say "trace + initsend pkint pkstr pkdouble upkint upkstr upkdouble config pstat notify getopt setopt siblings"
+		tracer_say "trace + initsend pkint pkstr pkdouble upkint upkstr upkdouble config pstat notify getopt setopt siblings mhf_invoke"
 		timeout 60 "$@" "$prog" > "$PVM_WORK/$name/prog.out" 2>&1 ||
 			pvm_env_fail "$name: trace_prog failed: $(cat "$PVM_WORK/$name/prog.out")"
 		grep -q "trace_prog: total 42" "$PVM_WORK/$name/prog.out" ||
@@ -54,7 +55,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 		'"upkdouble(0.0)" { T, T, P,' '"exit(0.0)" { T, T, C1 }' '"endtask(0)" { T, T, C2,' \
 		'"siblings(1.1)" { T, T, C2, [2] { C1, C2 } }' '"precv(1.1)" { T, T, P, 0, 4, 14, 0, C2 }' \
 		'"notify(0.0)" { T, T, P, 1, 15, [2] { C1, C2 } }' '"config(1.1)" { T, T, P, 1, 1, 0 }' \
-		'"pstat(0.0)" { T, T, P, C1 }'; do
+		'"pstat(0.0)" { T, T, P, C1 }' \
+		'"mhf_invoke(0.0)" { T, T, C2, -1, -2147287028, 524287, B, 12, -2147287028, 524287, P }'; do
 		grep -qF -- "$want" "$PVM_WORK/deb.norm" ||
 			pvm_env_fail "Debian's trace lacks: $want"
 	done

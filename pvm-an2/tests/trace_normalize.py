@@ -7,9 +7,11 @@ receive, pvm_initsend or pvm_mkbuf return them, as pvm_freebuf takes them) by B 
 addresses of the pack calls by A: libraries number buffers and place data as they like; the
 times a timing summary adds up by S; the clock difference a remote pvmd measured to the master
 (host_sync) by D.
-Records grouped by task, each task's in the order it made them; then the task's output
-records (the pvmd's, which reach the tracer when the pvmd reads the task's output: at no fixed
-place among the task's own), in their order."""
+Records grouped by task, each task's in the order it made them; then the task's message-handler
+invocations (mhf_invoke, with the records of the calls its handler made, which follow it: a
+handler runs when its message is read, at no fixed place among the task's calls), the buffer id
+in each by B; then the task's output records (the pvmd's, which reach the tracer when the pvmd
+reads the task's output: at no fixed place among the task's own), in their order."""
 import re
 import sys
 
@@ -18,6 +20,10 @@ TOKEN = re.compile(r'(?:\[\d+\] )+\{ [^}]* \}|"[^"]*"|-?\d+(?:\.\d+)?')
 BUFFER_IDS = ("recv(1.1)", "nrecv(1.1)", "trecv(1.1)", "initsend(1.1)", "mkbuf(1.1)",
               "freebuf(0.0)")
 PACK_ENTRY = re.compile(r"^u?pk[a-z]+\(0\.0\)$")
+TC_SIBLINGS = "-2147287028"   # <pvmproto.h>'s 0x8003000c
+# the calls the library's own handlers make, which follow their mhf_invoke (TC_SIBLINGS:
+# the count, then the task ids)
+HANDLER_CALLS = {TC_SIBLINGS: ["upkint(0.0)", "upkint(1.1)", "upkint(0.0)", "upkint(1.1)"]}
 
 
 def records(path):
@@ -51,7 +57,8 @@ def main():
     def sub(tok):
         return re.sub(r"-?\d+", lambda m: role.get(m.group(0), m.group(0)), tok)
 
-    groups = {}
+    groups = {}   # by task: its calls, its handlers' blocks, its output
+    expect = {}   # by task: the calls still to come of the handler invoked last
     for name, f in recs:
         if name == "user_defined(0)" and len(f) >= 3:   # TID, TS, TU, then the task's values
             f = ["T", "T", f[0]] + f[3:]   # (in the others' order: TS, TU, TID)
@@ -65,14 +72,27 @@ def main():
             f[6] = "A"
         if name == "host_sync(0)" and len(f) > 4:   # HCS and HCU: seconds, microseconds
             f[3] = f[4] = "D"
+        if name == "mhf_invoke(0.0)" and len(f) > 6:   # RST RMC RCX, then the message's MB
+            f[6] = "B"
         if name == "timing(0)" and len(f) > 7:   # TGS and TGU: seconds, microseconds
             f[5] = f[6] = "S"
         who = role.get(f[2], "host " + f[2])
         line = '"%s" { %s }' % (name, ", ".join(sub(t) for t in f))
-        groups.setdefault(who, ([], []))[name == "output(0)"].append(line)
+        calls, handlers, output = groups.setdefault(who, ([], [], []))
+        if name == "output(0)":
+            output.append(line)
+        elif name == "mhf_invoke(0.0)":
+            expect[who] = list(HANDLER_CALLS.get(f[4], []))
+            handlers.append(line)
+        elif expect.get(who) and expect[who][0] == name:
+            expect[who].pop(0)
+            handlers.append(line)
+        else:
+            expect[who] = []
+            calls.append(line)
     for who in sorted(groups):
         print("== " + who)
-        print("\n".join(groups[who][0] + groups[who][1]))
+        print("\n".join(groups[who][0] + groups[who][1] + groups[who][2]))
 
 
 main()

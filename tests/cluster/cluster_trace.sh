@@ -36,7 +36,7 @@ trace_run() { # NAME BINARY [wrapper...]: one traced run, normalised into $T/NAM
     shift 2
     cp "$binary" "$prog"
     tracer_start "$T/$name"
-    tracer_say "trace + initsend pkint pkstr pkdouble upkint upkstr upkdouble config pstat notify getopt setopt siblings"
+    tracer_say "trace + initsend pkint pkstr pkdouble upkint upkstr upkdouble config pstat notify getopt setopt siblings mhf_invoke"
     on h1 -- timeout 60 "$@" "$prog" h2 >"$T/$name.out" 2>&1 || fail "$name: trace_prog failed: $(cat "$T/$name.out")"
     grep -q "trace_prog: total 42" "$T/$name.out" || fail "$name: trace_prog's answer is wrong: $(cat "$T/$name.out")"
     tracer_stop
