@@ -13,6 +13,7 @@
 
 #include "codec.h"
 #include "errors.h"
+#include "join.h"
 #include "lib_state.h"
 #include "msg.h"
 #include "send.h"
@@ -116,15 +117,16 @@ void trc_routes_open(void)
 	need_tracer_entry = 0;
 }
 
-/* whether the outermost traced call began after the task joined: one that joins on its way
- * (its entry could not be traced) has no exit event either */
+/* whether the outermost traced call has joined (it could not: no event) */
 static int claimed_joined;
 
 int trc_claim(void)
 {
 	if (lpvm_trc.busy)
 		return 0;
-	lpvm_trc.busy = 1;
+	lpvm_trc.busy = 1;   /* (the calls joining makes are not traced) */
+	if (lpvm.mytid == -1)
+		lpvm_attach();   /* as stock's tracing check: an error is the call's own to report */
 	claimed_joined = lpvm.mytid != -1;
 	return 1;
 }

@@ -49,8 +49,8 @@ void trc_joined(void);
 void trc_routes_open(void);
 
 /* A traced call starts: 1 if it is the outermost one (it traces; trc_release() when done),
- * 0 inside another traced call. A call that begins before the task has joined is not
- * traced (pvm_mytid, pvm_parent and pvm_spawn join before they claim, as stock's check). */
+ * 0 inside another traced call. The outermost call joins the task first if it has not, as
+ * stock's tracing check does (if it cannot, the call runs untraced). */
 int trc_claim(void);
 void trc_release(void);
 
