@@ -13,7 +13,6 @@ source "$(dirname "$0")/cluster_lib.sh"
 # shellcheck source=/dev/null # the tracer helper of the one-host trace tests
 source "$SRC/pvm-an2/tests/trace_env.sh"
 pvm_env_fail() { fail "$@"; }   # (trace_env.sh's name for it)
-NORMALIZE=$SRC/pvm-an2/tests/trace_normalize.py
 
 cluster_fresh
 bash "$CL" up 2 --ep "$BIN:$TESTBIN:/usr/lib/pvm3/lib:/usr/bin" 2>&1 | timeout 90 cat >"$T/up.out" ||
@@ -29,21 +28,12 @@ exec bash '$CL' exec h1 -- tracer "\$@"
 EOF
 chmod +x "$T/tracer-h1"
 TRACER_CMD=$T/tracer-h1
-prog=$T/trace_prog   # one path in every run: spawn's records name it
+TRACE_WORK=$T TRACE_PROG=$T/trace_prog TRACE_ARGS=h2 TRACE_WANT="trace_prog: total 42"
+TRACE_MASK="initsend pkint pkstr pkdouble upkint upkstr upkdouble config pstat notify getopt setopt siblings mhf_invoke"
+TRACE_NORMALIZE=$SRC/pvm-an2/tests/trace_normalize.py
+ON_H1=(bash "$CL" exec h1 --)   # (the traced program runs on h1)
 
-trace_run() { # NAME BINARY [wrapper...]: one traced run, normalised into $T/NAME.norm
-    local name=$1 binary=$2
-    shift 2
-    cp "$binary" "$prog"
-    tracer_start "$T/$name"
-    tracer_say "trace + initsend pkint pkstr pkdouble upkint upkstr upkdouble config pstat notify getopt setopt siblings mhf_invoke"
-    on h1 -- timeout 60 "$@" "$prog" h2 >"$T/$name.out" 2>&1 || fail "$name: trace_prog failed: $(cat "$T/$name.out")"
-    grep -q "trace_prog: total 42" "$T/$name.out" || fail "$name: trace_prog's answer is wrong: $(cat "$T/$name.out")"
-    tracer_stop
-    python3 "$NORMALIZE" "$T/$name/trace.trf" >"$T/$name.norm"
-}
-
-trace_run deb "$TESTBIN/trace_prog-deb"
+trace_run deb "$TESTBIN/trace_prog-deb" "${ON_H1[@]}"
 # what the comparison rests on: the children ran on h2 (their tids' host part: 0x80000),
 # and their records are there
 grep -Eq '^"spawn\(1\.1\)" \{ T, T, P, 2, \[2\] \{ C1, C2 \} \}$' "$T/deb.norm" ||
@@ -57,10 +47,10 @@ tids=$(grep -o '"newtask(0)" { [0-9]*, [0-9]*, [0-9]*' "$T/deb/trace.trf" | awk 
 grep -q '"recv(1.1)" { T, T, C2, B, 20, 12, 0, P }' "$T/deb.norm" || fail "Debian's trace lacks C2's recv of the mcast"
 
 cells_h1=$(cells_from h1) cells_h2=$(cells_from h2)
-trace_run an2 "$TESTBIN/trace_prog-an2"
+trace_run an2 "$TESTBIN/trace_prog-an2" "${ON_H1[@]}"
 (($(cells_from h1) > cells_h1 && $(cells_from h2) > cells_h2)) ||
     fail "libpvm3-an2: no cells crossed the switch from h1 and h2 (the messages did not go over AN2)"
-trace_run dropin "$TESTBIN/trace_prog-deb" "$BIN/an2run"
+trace_run dropin "$TESTBIN/trace_prog-deb" "${ON_H1[@]}" "$BIN/an2run"
 for name in an2 dropin; do
     diff "$T/deb.norm" "$T/$name.norm" >&2 ||
         fail "$name: the trace across hosts differs from Debian's libpvm3's (< Debian, > $name)"
