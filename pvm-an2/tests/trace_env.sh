@@ -11,7 +11,8 @@
 #                                    in every run, spawn's records name it) with the events
 #                                    $TRACE_MASK added to the tracer's default, its output
 #                                    checked for $TRACE_WANT; the trace normalised
-#                                    ($TRACE_NORMALIZE) into $TRACE_WORK/NAME.norm
+#                                    ($TRACE_NORMALIZE, given $TRACE_HANDLERS: the calls of
+#                                    the program's handlers) into $TRACE_WORK/NAME.norm
 # The tracer is the program in $TRACER_CMD (default: Debian's tracer, as installed); a test
 # that runs it on another library sets TRACER_ENV (e.g. LD_LIBRARY_PATH=...).
 
@@ -84,5 +85,5 @@ trace_run() {
 		echo "note: $name: trcsort failed ($(grep -m1 Error "$dir/trcsort.out" ||
 			true)); records kept in the tracer's order" >&2
 	fi
-	python3 "$TRACE_NORMALIZE" "$trf" > "$TRACE_WORK/$name.norm"
+	python3 "$TRACE_NORMALIZE" "$trf" ${TRACE_HANDLERS:-} > "$TRACE_WORK/$name.norm"
 }

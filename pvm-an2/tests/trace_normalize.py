@@ -18,11 +18,11 @@ import sys
 RECORD = re.compile(r'^"([^"]+)" \{ (.*) \};;$')
 TOKEN = re.compile(r'(?:\[\d+\] )+\{ [^}]* \}|"[^"]*"|-?\d+(?:\.\d+)?')
 BUFFER_IDS = ("recv(1.1)", "nrecv(1.1)", "trecv(1.1)", "initsend(1.1)", "mkbuf(1.1)",
-              "freebuf(0.0)")
+              "freebuf(0.0)", "getminfo(0.0)", "setminfo(0.0)")
 PACK_ENTRY = re.compile(r"^u?pk[a-z]+\(0\.0\)$")
 TC_SIBLINGS = "-2147287028"   # <pvmproto.h>'s 0x8003000c
 # the calls the library's own handlers make, which follow their mhf_invoke (TC_SIBLINGS:
-# the count, then the task ids)
+# the count, then the task ids); a program's are given as arguments
 HANDLER_CALLS = {TC_SIBLINGS: ["upkint(0.0)", "upkint(1.1)", "upkint(0.0)", "upkint(1.1)"]}
 
 
@@ -35,8 +35,15 @@ def records(path):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: trace_normalize.py TRACEFILE")
+    if len(sys.argv) < 2:
+        sys.exit("usage: trace_normalize.py TRACEFILE [TAG=CALL,CALL...]...\n"
+                 "  (TAG=...: the calls the program's handler for messages of TAG makes)")
+    for spec in sys.argv[2:]:
+        tag, sep, calls = spec.partition("=")
+        if not sep or not re.fullmatch(r"-?\d+", tag):
+            sys.exit("trace_normalize.py: not TAG=CALL,CALL...: " + spec)
+        HANDLER_CALLS[tag] = [c for call in calls.split(",") if call
+                              for c in (call + "(0.0)", call + "(1.1)")]
     recs = list(records(sys.argv[1]))
     if not recs:
         sys.exit("trace_normalize.py: no event records in " + sys.argv[1])
@@ -74,6 +81,10 @@ def main():
             f[3] = f[4] = "D"
         if name == "mhf_invoke(0.0)" and len(f) > 6:   # RST RMC RCX, then the message's MB
             f[6] = "B"
+        if name == "putinfo(0.0)" and len(f) > 6:   # CN CI CF, then CD: the message
+            f[6] = "B"
+        if name == "getinfo(1.1)" and len(f) > 4 and int(f[4]) > 0:   # CC, then CR: the message
+            f[4] = "B"
         if name == "timing(0)" and len(f) > 7:   # TGS and TGU: seconds, microseconds
             f[5] = f[6] = "S"
         who = role.get(f[2], "host " + f[2])

@@ -20,7 +20,7 @@
 #include "send.h"
 #include "trace.h"
 
-int pvm_mstat(char *host)
+static int mstat_untraced(char *host)
 {
 	if (!host || !*host)
 		return lpvm_error("pvm_mstat", PvmBadParam);
@@ -36,6 +36,13 @@ int pvm_mstat(char *host)
 	if (!cc)
 		cc = st;
 	return cc < 0 && cc != PvmNoHost && cc != PvmHostFail ? lpvm_error("pvm_mstat", cc) : cc;
+}
+
+int pvm_mstat(char *host)
+{
+	if (trc_armed())
+		return trc_call_str(TEV_MSTAT, TEV_DID_HN, host, TEV_DID_HS, mstat_untraced);
+	return mstat_untraced(host);
 }
 
 /* Host list as TM_CONFIG returns it, kept until the next pvm_config call (stock's rule). */
@@ -108,7 +115,7 @@ static int config_untraced(int *nhostp, int *narchp, struct pvmhostinfo **hostp)
 	return 0;
 }
 
-int pvm_archcode(char *arch)
+static int archcode_untraced(char *arch)
 {
 	if (!arch)
 		return lpvm_error("pvm_archcode", PvmBadParam);
@@ -127,6 +134,13 @@ int pvm_archcode(char *arch)
 		}
 	free_hosts(h, n);
 	return cc < 0 ? lpvm_error("pvm_archcode", cc) : cc;
+}
+
+int pvm_archcode(char *arch)
+{
+	if (trc_armed())
+		return trc_call_str(TEV_ARCHCODE, TEV_DID_AN, arch, TEV_DID_AC, archcode_untraced);
+	return archcode_untraced(arch);
 }
 
 static int host_request(const char *fn, int tag, char **names, int count, int *svp)

@@ -161,6 +161,19 @@ int trc_call_none(int kind, int out_did, int (*untraced)(void))
 	return cc;
 }
 
+int trc_call_str(int kind, int in_did, char *arg, int out_did, int (*untraced)(char *))
+{
+	int top = trc_claim();
+	TRC_EVENT(top, kind, TEV_EVENT_ENTRY)
+		trc_str(in_did, arg);
+	int cc = untraced(arg);
+	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
+		trc_int(out_did, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
 static int traces(int kind)
 {
 	return tracer_set() && kind >= 0 && kind < NKINDS && TEV_MASK_CHECK(lpvm_trc.mask, kind);

@@ -38,6 +38,8 @@ static inline int trc_armed(void)
  * of no argument: the untraced body runs between the entry and exit events. */
 int trc_call_int(int kind, int in_did, int arg, int out_did, int (*untraced)(int));
 int trc_call_none(int kind, int out_did, int (*untraced)(void));
+/* ... and one of one string argument (NULL traced as "") */
+int trc_call_str(int kind, int in_did, char *arg, int out_did, int (*untraced)(char *));
 
 /* Recomputes armed from the task's state; call after the tracer or our tid changed. */
 void trc_rearm(void);
