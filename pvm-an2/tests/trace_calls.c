@@ -4,7 +4,9 @@
  * traced call joins the task first, as in stock). Then: archcode and mstat (found and not),
  * the mailbox (putinfo, recvinfo, getmboxinfo, delinfo, and a delinfo of what is gone),
  * packf, getminfo/setminfo, a message handler of its own (addmhf, the message that invokes it,
- * whose handler unpacks it, delmhf) and perror. Prints one line per answer. */
+ * whose handler unpacks it, delmhf), reg_tasker and reg_hoster (each twice: taken, given up),
+ * addhosts of its own host, delhosts of a host it lacks, start_pvmd of a second pvmd, and
+ * perror. Prints one line per answer. */
 #include <pvm3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +70,19 @@ int main(void)
 	printf("the handler unpacked: %d\n", handled);
 	printf("delmhf: %d\n", pvm_delmhf(mhid));
 
+	/* the helper roles, each taken and given up (every call toggles) */
+	printf("reg_tasker: %d\n", pvm_reg_tasker());
+	printf("reg_tasker again: %d\n", pvm_reg_tasker());
+	printf("reg_hoster: %d\n", pvm_reg_hoster());
+	printf("reg_hoster again: %d\n", pvm_reg_hoster());
+	/* the virtual machine: a host it has, a host it does not, a second pvmd */
+	char *names[2] = { hosts[0].hi_name, "nosuchhost" };
+	int sv[2];
+	printf("addhosts of our host: %d\n", pvm_addhosts(names, 1, sv));
+	printf("its answer: %d\n", sv[0]);
+	printf("delhosts of nosuchhost: %d\n", pvm_delhosts(names + 1, 1, sv));
+	printf("its answer: %d\n", sv[0]);
+	printf("start_pvmd: %d\n", pvm_start_pvmd(0, NULL, 0));
 	pvm_perror("trace_calls");
 	pvm_exit();
 	return 0;

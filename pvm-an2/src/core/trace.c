@@ -131,6 +131,20 @@ int trc_claim(void)
 	return 1;
 }
 
+int trc_claim_nojoin(void)
+{
+	if (lpvm_trc.busy)
+		return 0;
+	lpvm_trc.busy = 1;
+	claimed_joined = lpvm.mytid != -1;
+	return 1;
+}
+
+void trc_claim_rejoined(void)
+{
+	claimed_joined = lpvm.mytid != -1;
+}
+
 void trc_release(void)
 {
 	lpvm_trc.busy = 0;

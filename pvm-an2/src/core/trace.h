@@ -55,6 +55,10 @@ void trc_routes_open(void);
  * stock's tracing check does (if it cannot, the call runs untraced). */
 int trc_claim(void);
 void trc_release(void);
+/* pvm_start_pvmd's claim, which does not join (the entry is traced only if the task has);
+ * trc_claim_rejoined(): the task may have joined since (its exit event is traced then). */
+int trc_claim_nojoin(void);
+void trc_claim_rejoined(void);
 
 /* Starts the event kind | entry_exit (TEV_EVENT_ENTRY or _EXIT) if the task traces it: 1 and
  * the caller adds the event's data with trc_* and ends with trc_end(); 0: nothing to do. */
