@@ -10,7 +10,8 @@
 #                                    one traced run of BINARY (copied to $TRACE_PROG: one path
 #                                    in every run, spawn's records name it) with the events
 #                                    $TRACE_MASK added to the tracer's default, its output
-#                                    checked for $TRACE_WANT; the trace normalised
+#                                    checked for $TRACE_WANT, the pvmd's log for a sanitizer
+#                                    report from a spawned task; the trace normalised
 #                                    ($TRACE_NORMALIZE, given $TRACE_HANDLERS: the calls of
 #                                    the program's handlers) into $TRACE_WORK/NAME.norm
 # The tracer is the program in $TRACER_CMD (default: Debian's tracer, as installed); a test
@@ -74,6 +75,10 @@ trace_run() {
 	grep -qF -- "$TRACE_WANT" "$dir/prog.out" ||
 		pvm_env_fail "$name: $(basename "$TRACE_PROG")'s answer is wrong: $(cat "$dir/prog.out")"
 	tracer_stop
+	# spawned tasks write to the pvmd's log: a sanitizer report there fails the run too
+	if [ -n "${PVM_TMP:-}" ] && grep -E "Sanitizer|runtime error" "$PVM_TMP"/pvml.* >&2; then
+		pvm_env_fail "$name: a sanitizer report from a spawned task (above)"
+	fi
 	local trf=$dir/trace.trf
 	# Debian's trcsort (3.4.6) cannot sort any trace here: it opens each task's temporary
 	# file a second time with O_EXCL and stops at "Error Opening File". Used when it works;

@@ -112,8 +112,12 @@ void trc_joined(void)
 void trc_routes_open(void)
 {
 	/* a task started from a shell learns the tracer's settings from its mailbox entry */
-	if (need_tracer_entry && lpvm.self_trc_tid > 0 && lpvm_trc.read_tracer_entry)
+	if (need_tracer_entry && lpvm.self_trc_tid > 0 && lpvm_trc.read_tracer_entry) {
+		int busy = lpvm_trc.busy;
+		lpvm_trc.busy = 1;   /* (its calls are the library's, never traced) */
 		lpvm_trc.read_tracer_entry();
+		lpvm_trc.busy = busy;
+	}
 	need_tracer_entry = 0;
 }
 
