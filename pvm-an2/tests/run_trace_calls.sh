@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 	TRACE_NORMALIZE=$here/trace_normalize.py
 	pvm_env_start "$bindir"
 	TRACE_WORK=$PVM_WORK TRACE_PROG=$PVM_WORK/trace_calls TRACE_WANT="delmhf: 0"
-	TRACE_MASK="initsend pkint upkint archcode mstat putinfo getinfo delinfo getmboxinfo packf getminfo setminfo addmhf delmhf mhf_invoke reg_tasker reg_hoster addhosts delhosts start_pvmd perror"
+	TRACE_MASK="initsend pkint upkint archcode mstat putinfo getinfo delinfo getmboxinfo packf getminfo setminfo addmhf delmhf mhf_invoke setsbuf setrbuf setcontext freebuf reg_tasker reg_hoster addhosts delhosts start_pvmd perror"
 	TRACE_HANDLERS=21=upkint   # (its handler of tag 21 unpacks an int)
 	trace_run deb "$bindir/trace_calls-deb"
 	trace_run an2 "$bindir/trace_calls-an2"
@@ -30,7 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 		'"getminfo(0.0)" { T, T, P, B }' '"setminfo(1.1)" { T, T, P, 0 }' \
 		'"addmhf(0.0)" { T, T, P, P, 21, -1 }' \
 		'"mhf_invoke(0.0)" { T, T, P, P, 21, -1, B, 4, 21, 0, P }' '"delmhf(1.1)" { T, T, P, 0 }' \
-		'"reg_tasker(0.0)" { T, T, P }' '"reg_hoster(1.1)" { T, T, P, 0 }' \
+		'"setrbuf(0.0)" { T, T, P, B }' '"reg_tasker(0.0)" { T, T, P }' '"reg_hoster(1.1)" { T, T, P, 0 }' \
 		'"delhosts(0.0)" { T, T, P, [1] [11] { "nosuchhost" } }' '"start_pvmd(1.1)" { T, T, P, -28 }'; do
 		grep -qF -- "$want" "$PVM_WORK/deb.norm" ||
 			pvm_env_fail "Debian's trace lacks: $want"

@@ -10,7 +10,8 @@ times a timing summary adds up by S; the clock difference a remote pvmd measured
 Records grouped by task, each task's in the order it made them; then the task's message-handler
 invocations (mhf_invoke, with the records of the calls its handler made, which follow it: a
 handler runs when its message is read, at no fixed place among the task's calls), the buffer id
-in each by B; then the task's output records (the pvmd's, which reach the tracer when the pvmd
+in each by B, and in the buffer calls around the handler every buffer id by B (the caller's
+buffers then are 0 or not by where the handler ran); then the task's output records (the pvmd's, which reach the tracer when the pvmd
 reads the task's output: at no fixed place among the task's own), in their order."""
 import re
 import sys
@@ -18,12 +19,24 @@ import sys
 RECORD = re.compile(r'^"([^"]+)" \{ (.*) \};;$')
 TOKEN = re.compile(r'(?:\[\d+\] )+\{ [^}]* \}|"[^"]*"|-?\d+(?:\.\d+)?')
 BUFFER_IDS = ("recv(1.1)", "nrecv(1.1)", "trecv(1.1)", "initsend(1.1)", "mkbuf(1.1)",
-              "freebuf(0.0)", "getminfo(0.0)", "setminfo(0.0)")
+              "freebuf(0.0)", "getminfo(0.0)", "setminfo(0.0)", "setsbuf(0.0)", "setsbuf(1.1)",
+              "setrbuf(0.0)", "setrbuf(1.1)", "getsbuf(1.1)", "getrbuf(1.1)")
 PACK_ENTRY = re.compile(r"^u?pk[a-z]+\(0\.0\)$")
 TC_SIBLINGS = "-2147287028"   # <pvmproto.h>'s 0x8003000c
 # the calls the library's own handlers make, which follow their mhf_invoke (TC_SIBLINGS:
-# the count, then the task ids); a program's are given as arguments
-HANDLER_CALLS = {TC_SIBLINGS: ["upkint(0.0)", "upkint(1.1)", "upkint(0.0)", "upkint(1.1)"]}
+# the count, the task ids, the message freed); a program's are given as arguments
+HANDLER_CALLS = {TC_SIBLINGS: ["upkint", "upkint", "freebuf"]}
+# ... between those stock makes around every handler (those the mask names are traced)
+BEFORE_HANDLER = ["setsbuf", "setrbuf", "setcontext"]
+AFTER_HANDLER = ["setcontext", "setsbuf", "freebuf", "setrbuf", "freebuf"]
+
+
+# around a handler, the caller's buffers (0 or not, by where the handler ran) and the message
+WRAPPER_BUFFERS = ("setsbuf(0.0)", "setsbuf(1.1)", "setrbuf(0.0)", "setrbuf(1.1)", "freebuf(0.0)")
+
+
+def handler_block(calls):
+    return [c + ee for c in BEFORE_HANDLER + calls + AFTER_HANDLER for ee in ("(0.0)", "(1.1)")]
 
 
 def records(path):
@@ -42,8 +55,7 @@ def main():
         tag, sep, calls = spec.partition("=")
         if not sep or not re.fullmatch(r"-?\d+", tag):
             sys.exit("trace_normalize.py: not TAG=CALL,CALL...: " + spec)
-        HANDLER_CALLS[tag] = [c for call in calls.split(",") if call
-                              for c in (call + "(0.0)", call + "(1.1)")]
+        HANDLER_CALLS[tag] = [call for call in calls.split(",") if call]
     recs = list(records(sys.argv[1]))
     if not recs:
         sys.exit("trace_normalize.py: no event records in " + sys.argv[1])
@@ -93,10 +105,13 @@ def main():
         if name == "output(0)":
             output.append(line)
         elif name == "mhf_invoke(0.0)":
-            expect[who] = list(HANDLER_CALLS.get(f[4], []))
+            expect[who] = handler_block(HANDLER_CALLS.get(f[4], []))
             handlers.append(line)
-        elif expect.get(who) and expect[who][0] == name:
-            expect[who].pop(0)
+        elif name in expect.get(who, []):   # (the calls the mask leaves out are not there)
+            del expect[who][:expect[who].index(name) + 1]
+            if name in WRAPPER_BUFFERS and len(f) > 3:
+                f[3] = "B"
+                line = '"%s" { %s }' % (name, ", ".join(sub(t) for t in f))
             handlers.append(line)
         else:
             expect[who] = []

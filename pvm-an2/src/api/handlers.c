@@ -1,4 +1,5 @@
-/* pvm_addmhf / pvm_delmhf: a program's message handlers (the table is the core's, mhf.c). */
+/* pvm_addmhf / pvm_delmhf: a program's message handlers (the table is the core's, mhf.c),
+ * and how a handler whose invocation is traced runs. */
 #include <pvm3.h>
 
 #include "errors.h"
@@ -44,4 +45,22 @@ int pvm_delmhf(int mhid)
 	if (trc_armed())
 		return trc_call_int(TEV_DELMHF, TEV_DID_MHI, mhid, TEV_DID_CC, delmhf_untraced);
 	return delmhf_untraced(mhid);
+}
+
+/* As stock runs a handler: no send buffer, the message as receive buffer, its context; then
+ * the caller's context and buffers back, the handler's buffers freed. */
+static void run_traced_handler(int (*f)(int), int mid, int ctx)
+{
+	int sbuf = pvm_setsbuf(0);
+	int rbuf = pvm_setrbuf(mid);
+	int saved_ctx = pvm_setcontext(ctx);
+	f(mid);
+	pvm_setcontext(saved_ctx);
+	pvm_freebuf(pvm_setsbuf(sbuf));
+	pvm_freebuf(pvm_setrbuf(rbuf));
+}
+
+__attribute__((constructor)) static void install_traced_handler_runner(void)
+{
+	lpvm_trc.run_traced_handler = run_traced_handler;
 }

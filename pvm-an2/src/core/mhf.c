@@ -201,19 +201,19 @@ int mhf_claim(struct msg *m)
  * buffers and context come back. */
 static void invoke(struct pending *p)
 {
+	if (p->traced && lpvm_trc.run_traced_handler) {   /* as stock: its calls are traced, */
+		struct trc_top top = trc_push_top();            /* even inside a traced call */
+		lpvm_trc.run_traced_handler(p->f, p->m->mid, p->m->ctx);
+		trc_pop_top(top);
+		return;
+	}
 	struct msg *saved_s = lpvm.sbuf, *saved_r = lpvm.rbuf;
 	int saved_ctx = lpvm.ctx;
 	lpvm.sbuf = NULL;
 	lpvm.rbuf = p->m;
 	lpvm.ctx = p->m->ctx;
 	int mid = p->m->mid;
-	if (p->traced) {   /* as stock: its calls are traced, even inside a traced call */
-		struct trc_top top = trc_push_top();
-		p->f(mid);
-		trc_pop_top(top);
-	} else {
-		p->f(mid);
-	}
+	p->f(mid);
 	lpvm.ctx = saved_ctx;
 	struct msg *left_s = lpvm.sbuf, *left_r = lpvm.rbuf;
 	/* the caller's buffers, unless the handler freed them */

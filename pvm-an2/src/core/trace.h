@@ -20,6 +20,10 @@ struct trc_state {
 	/* Asks the tracer's mailbox entry for mask, buffering and options (set by the API
 	 * layer; NULL: not asked). */
 	void (*read_tracer_entry)(void);
+	/* Runs a program's handler whose invocation was traced as stock runs every handler:
+	 * through the public buffer and context calls, traced when the mask names them (set by
+	 * the API layer; NULL: mhf.c runs it untraced). */
+	void (*run_traced_handler)(int (*f)(int), int mid, int ctx);
 };
 
 extern struct trc_state lpvm_trc;
