@@ -5,7 +5,8 @@
 # (trace_normalize.py), each task's records in order, the same data. The mask is the tracer's
 # default (XPVM's: mytid, parent, spawn, send, mcast, recv, psend, precv, exit ...) and every
 # other call the program makes: initsend, the pack and unpack calls, config, pstat, notify,
-# getopt, setopt, siblings.
+# getopt, setopt, siblings, and mhf_invoke (the children's TC_SIBLINGS handler, with its
+# unpacks).
 # Usage: run_trace_compare.sh TESTBINDIR BUILDDIR
 set -euo pipefail
 bindir=$(cd "$1" && pwd)
@@ -14,39 +15,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 (
 	source "$here/pvmd_env.sh"
 	source "$here/trace_env.sh"
+	TRACE_NORMALIZE=$here/trace_normalize.py
 	pvm_env_start "$bindir"
-	# one path for the program in every run: spawn's records name it
-	prog=$PVM_WORK/trace_prog
-	run() {   # NAME BINARY [wrapper...]: one traced run, normalised into $PVM_WORK/NAME.norm
-		local name=$1 binary=$2
-		shift 2
-		cp "$binary" "$prog"
-		tracer_start "$PVM_WORK/$name"
-		tracer_say "trace + initsend pkint pkstr pkdouble upkint upkstr upkdouble config pstat notify getopt setopt siblings"
-		timeout 60 "$@" "$prog" > "$PVM_WORK/$name/prog.out" 2>&1 ||
-			pvm_env_fail "$name: trace_prog failed: $(cat "$PVM_WORK/$name/prog.out")"
-		grep -q "trace_prog: total 42" "$PVM_WORK/$name/prog.out" ||
-			pvm_env_fail "$name: trace_prog's answer is wrong: $(cat "$PVM_WORK/$name/prog.out")"
-		tracer_stop
-		local trf=$PVM_WORK/$name/trace.trf
-		# Debian's trcsort (3.4.6) cannot sort any trace here: it opens each task's temporary
-		# file a second time with O_EXCL and stops at "Error Opening File". Used when it
-		# works; the normaliser keeps each task's records in their order either way.
-		if (cd "$PVM_WORK/$name" && trcsort -o sorted.trf trace.trf > trcsort.out 2>&1) &&
-			grep -q '^"' "$PVM_WORK/$name/sorted.trf"; then
-			trf=$PVM_WORK/$name/sorted.trf
-		else
-			echo "note: $name: trcsort failed ($(grep -m1 Error "$PVM_WORK/$name/trcsort.out" ||
-				true)); records kept in the tracer's order" >&2
-		fi
-		python3 "$here/trace_normalize.py" "$trf" > "$PVM_WORK/$name.norm"
-	}
-	run deb "$bindir/trace_prog-deb"
-	run an2 "$bindir/trace_prog-an2"
-	run dropin "$bindir/trace_prog-deb" "$build/bin/an2run"
+	TRACE_WORK=$PVM_WORK TRACE_PROG=$PVM_WORK/trace_prog TRACE_WANT="trace_prog: total 42"
+	TRACE_MASK="initsend pkint pkstr pkdouble upkint upkstr upkdouble config pstat notify getopt setopt siblings mhf_invoke"
+	trace_run deb "$bindir/trace_prog-deb"
+	trace_run an2 "$bindir/trace_prog-an2"
+	trace_run dropin "$bindir/trace_prog-deb" "$build/bin/an2run"
 	# (sanitizer build: the instrumented drop-in needs its runtime preloaded into the tracer)
 	TRACER_ENV="LD_LIBRARY_PATH=$build/lib/dropin${AN2_ASAN_RUNTIME:+ LD_PRELOAD=$AN2_ASAN_RUNTIME}" \
-		run tracer-on-dropin "$bindir/trace_prog-an2"
+		trace_run tracer-on-dropin "$bindir/trace_prog-an2"
 	# what the comparison rests on: each task's calls are there, with their data
 	for want in '"spawn(1.1)" { T, T, P, 2, [2] { C1, C2 } }' \
 		'"mcast(0.0)" { T, T, P, 20, 12, 0, [2] { C1, C2 } }' \
@@ -54,7 +32,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 		'"upkdouble(0.0)" { T, T, P,' '"exit(0.0)" { T, T, C1 }' '"endtask(0)" { T, T, C2,' \
 		'"siblings(1.1)" { T, T, C2, [2] { C1, C2 } }' '"precv(1.1)" { T, T, P, 0, 4, 14, 0, C2 }' \
 		'"notify(0.0)" { T, T, P, 1, 15, [2] { C1, C2 } }' '"config(1.1)" { T, T, P, 1, 1, 0 }' \
-		'"pstat(0.0)" { T, T, P, C1 }'; do
+		'"pstat(0.0)" { T, T, P, C1 }' \
+		'"mhf_invoke(0.0)" { T, T, C2, -1, -2147287028, 524287, B, 12, -2147287028, 524287, P }'; do
 		grep -qF -- "$want" "$PVM_WORK/deb.norm" ||
 			pvm_env_fail "Debian's trace lacks: $want"
 	done

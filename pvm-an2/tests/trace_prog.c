@@ -5,7 +5,8 @@
  * (pvm_config, pvm_pstat of a child) and its options (pvm_getopt, pvm_setopt), and sends
  * the tracer an event of its own (pvm_mkbuf(PvmDataTrace)). (Not
  * pvm_tasks: how many tasks it counts depends on when the pvmd hears of a tracer's exit.) Every call's arguments and results are fixed, so that two runs traced
- * by Debian's tracer give the same records apart from times and task ids. */
+ * by Debian's tracer give the same records apart from times and task ids. With an argument,
+ * the children are spawned on that host (PvmTaskHost): the cross-host trace test. */
 #include <pvm3.h>
 #include <sys/time.h>   /* before <pvmtev.h> */
 #include <pvmtev.h>
@@ -40,7 +41,7 @@ static int child(int parent)
 
 int main(int argc, char **argv)
 {
-	(void)argc;
+	const char *host = argc > 1 ? argv[1] : "";
 	int me = pvm_mytid();
 	if (me < 0)
 		return 1;
@@ -48,7 +49,8 @@ int main(int argc, char **argv)
 	if (parent > 0)
 		return child(parent);
 	int tids[NCHILD];
-	int n = pvm_spawn(argv[0], NULL, PvmTaskDefault, "", NCHILD, tids);
+	int n = pvm_spawn(argv[0], NULL, *host ? PvmTaskHost : PvmTaskDefault, (char *)host,
+	                  NCHILD, tids);
 	if (n != NCHILD) {
 		fprintf(stderr, "trace_prog: spawned %d of %d\n", n, NCHILD);
 		pvm_exit();

@@ -8,6 +8,7 @@
 
 #include "datatypes.h"
 #include "gpvm.h"
+#include "group_trace.h"
 
 int grp_error(const char *fn, int cc)
 {
@@ -73,11 +74,10 @@ static int recv_items(int tid, int tag, int type, void *p, int n)
 
 int pvm_bcast(char *group, int msgtag)
 {
+	int top = grp_trace_begin(TEV_BCAST, group, TEV_DID_MC, &msgtag);
 	int me = pvm_mytid();
-	if (me < 0)
-		return pvm_errno = me;
 	int *tids = NULL, n = 0;
-	int cc = grp_tidlist(group, 0, &tids, &n);
+	int cc = me < 0 ? me : grp_tidlist(group, 0, &tids, &n);
 	if (cc == 0) {
 		for (int i = 0; i < n; i++) {
 			if (tids[i] == me) {
@@ -88,6 +88,7 @@ int pvm_bcast(char *group, int msgtag)
 		/* the user's send buffer, in the user's context; no one else -> PvmNoInst */
 		cc = n == 0 ? PvmNoInst : pvm_mcast(tids, n, msgtag);
 	}
+	grp_trace_end_list(top, TEV_BCAST, TEV_DID_CC, cc, tids, cc < 0 ? 0 : n);
 	free(tids);
 	if (cc < 0)
 		return pvm_errno = cc;
@@ -150,10 +151,12 @@ static int reduce_steps(void (*func)(int *, void *, void *, int *, int *), void 
 int pvm_reduce(void (*func)(int *, void *, void *, int *, int *), void *data, int count,
                int datatype, int msgtag, char *group, int rootinst)
 {
+	int top = grp_trace_begin(TEV_REDUCE, group, TEV_DID_MC, &msgtag);
 	struct saved_state s;
 	save_state(&s);
 	int cc = reduce_steps(func, data, count, datatype, msgtag, group, rootinst);
 	restore_state(&s);
+	grp_trace_end(top, TEV_REDUCE, TEV_DID_CC, cc < 0 ? cc : 0);
 	return cc < 0 ? grp_error("pvm_reduce", cc) : 0;
 }
 
@@ -201,10 +204,12 @@ static int scatter_steps(char *result, char *data, int count, int type, int tag,
 int pvm_scatter(void *result, void *data, int count, int datatype, int msgtag, char *group,
                 int rootinst)
 {
+	int top = grp_trace_begin(TEV_SCATTER, group, TEV_DID_MC, &msgtag);
 	struct saved_state s;
 	save_state(&s);
 	int cc = scatter_steps(result, data, count, datatype, msgtag, group, rootinst);
 	restore_state(&s);
+	grp_trace_end(top, TEV_SCATTER, TEV_DID_CC, cc < 0 ? cc : 0);
 	return cc < 0 ? grp_error("pvm_scatter", cc) : 0;
 }
 
@@ -237,9 +242,11 @@ static int gather_steps(char *result, char *data, int count, int type, int tag,
 int pvm_gather(void *result, void *data, int count, int datatype, int msgtag, char *group,
                int rootinst)
 {
+	int top = grp_trace_begin(TEV_GATHER, group, TEV_DID_MC, &msgtag);
 	struct saved_state s;
 	save_state(&s);
 	int cc = gather_steps(result, data, count, datatype, msgtag, group, rootinst);
 	restore_state(&s);
+	grp_trace_end(top, TEV_GATHER, TEV_DID_CC, cc < 0 ? cc : 0);
 	return cc < 0 ? grp_error("pvm_gather", cc) : 0;
 }

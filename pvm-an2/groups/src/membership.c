@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "gpvm.h"
+#include "group_trace.h"
 
 /* A request whose reply starts with one int; for queries (with_state) a state, and a frozen
  * group's map, follow an answer that is not an error. Returns the int or an error code. */
@@ -28,14 +29,20 @@ static int set_errno(int cc)
 
 int pvm_joingroup(char *group)
 {
-	return set_errno(query_int(group, GS_JOIN, NULL, 0));
+	int top = grp_trace_begin(TEV_JOINGROUP, group, 0, NULL);
+	int gid = query_int(group, GS_JOIN, NULL, 0);
+	grp_trace_end(top, TEV_JOINGROUP, TEV_DID_CC, gid);
+	return set_errno(gid);
 }
 
 int pvm_lvgroup(char *group)
 {
+	int top = grp_trace_begin(TEV_LVGROUP, group, 0, NULL);
 	if (group && *group)
 		frozen_forget(group);
-	return set_errno(query_int(group, GS_LEAVE, NULL, 0));
+	int cc = query_int(group, GS_LEAVE, NULL, 0);
+	grp_trace_end(top, TEV_LVGROUP, TEV_DID_CC, cc);
+	return set_errno(cc);
 }
 
 int grp_getinst(const char *group, int tid)
@@ -57,26 +64,36 @@ int grp_gettid(const char *group, int inst)
 
 int pvm_getinst(char *group, int tid)
 {
-	return set_errno(grp_getinst(group, tid));
+	int top = grp_trace_begin(TEV_GETINST, group, TEV_DID_GT, &tid);
+	int inst = grp_getinst(group, tid);
+	grp_trace_end(top, TEV_GETINST, TEV_DID_GI, inst);
+	return set_errno(inst);
 }
 
 int pvm_gettid(char *group, int inst)
 {
-	return set_errno(grp_gettid(group, inst));
+	int top = grp_trace_begin(TEV_GETTID, group, TEV_DID_GI, &inst);
+	int tid = grp_gettid(group, inst);
+	grp_trace_end(top, TEV_GETTID, TEV_DID_GT, tid);
+	return set_errno(tid);
 }
 
 int pvm_gsize(char *group)
 {
+	int top = grp_trace_begin(TEV_GSIZE, group, 0, NULL);
 	struct frozen_group *g = group ? frozen_find(group) : NULL;
-	if (g)
-		return g->ntids;
-	return set_errno(query_int(group, GS_GSIZE, NULL, 1));
+	int size = g ? g->ntids : query_int(group, GS_GSIZE, NULL, 1);
+	grp_trace_end(top, TEV_GSIZE, TEV_DID_GS, size);
+	return g ? size : set_errno(size);
 }
 
 int pvm_barrier(char *group, int count)
 {
+	int top = grp_trace_begin(TEV_BARRIER, group, TEV_DID_GBC, &count);
 	int cc = query_int(group, GS_BARRIER, &count, 0);
-	return set_errno(cc > 0 ? 0 : cc);
+	cc = cc > 0 ? 0 : cc;
+	grp_trace_end(top, TEV_BARRIER, TEV_DID_CC, cc);
+	return set_errno(cc);
 }
 
 /* Returns the group's size once every one of `size` members has called it, as stock does. */

@@ -116,7 +116,7 @@ static int bufinfo_untraced(int mid, int *len, int *tag, int *tid)
 	return PvmOk;
 }
 
-int pvm_getminfo(int mid, struct pvmminfo *info)
+static int getminfo_untraced(int mid, struct pvmminfo *info)
 {
 	if (mid <= 0 || !info)
 		return lpvm_error("pvm_getminfo", PvmBadParam);
@@ -134,7 +134,7 @@ int pvm_getminfo(int mid, struct pvmminfo *info)
 	return PvmOk;
 }
 
-int pvm_setminfo(int mid, struct pvmminfo *info)
+static int setminfo_untraced(int mid, struct pvmminfo *info)
 {
 	if (mid <= 0 || !info)
 		return lpvm_error("pvm_setminfo", PvmBadParam);
@@ -150,6 +150,35 @@ int pvm_setminfo(int mid, struct pvmminfo *info)
 	m->src = info->src;
 	m->dst = info->dst;
 	return PvmOk;
+}
+
+/* getminfo and setminfo as stock traces them: the buffer in, the answer out */
+static int traced_minfo(int kind, int (*untraced)(int, struct pvmminfo *), int mid,
+                        struct pvmminfo *info)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, kind, TEV_EVENT_ENTRY)
+		trc_int(TEV_DID_MB, mid);
+	int cc = untraced(mid, info);
+	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int pvm_getminfo(int mid, struct pvmminfo *info)
+{
+	if (trc_armed())
+		return traced_minfo(TEV_GETMINFO, getminfo_untraced, mid, info);
+	return getminfo_untraced(mid, info);
+}
+
+int pvm_setminfo(int mid, struct pvmminfo *info)
+{
+	if (trc_armed())
+		return traced_minfo(TEV_SETMINFO, setminfo_untraced, mid, info);
+	return setminfo_untraced(mid, info);
 }
 
 int pvm_mkbuf(int encoding)

@@ -25,25 +25,17 @@ static int parent_untraced(void)
 	return lpvm.myptid ? lpvm.myptid : PvmNoParent;   /* PvmParentNotSet arrives as is */
 }
 
-/* mytid and parent traced: both join first, as stock's tracing check does, so that a task's
- * first call is traced too; the exit event carries the answer */
-static int traced_ask(int kind, int did, int (*untraced)(void))
-{
-	lpvm_attach();   /* (an error is the call's own to report) */
-	return trc_call_none(kind, did, untraced);
-}
-
 int pvm_mytid(void)
 {
 	if (trc_armed())
-		return traced_ask(TEV_MYTID, TEV_DID_MT, mytid_untraced);
+		return trc_call_none(TEV_MYTID, TEV_DID_MT, mytid_untraced);
 	return mytid_untraced();
 }
 
 int pvm_parent(void)
 {
 	if (trc_armed())
-		return traced_ask(TEV_PARENT, TEV_DID_PT, parent_untraced);
+		return trc_call_none(TEV_PARENT, TEV_DID_PT, parent_untraced);
 	return parent_untraced();
 }
 

@@ -20,7 +20,7 @@
 #include "send.h"
 #include "trace.h"
 
-int pvm_mstat(char *host)
+static int mstat_untraced(char *host)
 {
 	if (!host || !*host)
 		return lpvm_error("pvm_mstat", PvmBadParam);
@@ -36,6 +36,13 @@ int pvm_mstat(char *host)
 	if (!cc)
 		cc = st;
 	return cc < 0 && cc != PvmNoHost && cc != PvmHostFail ? lpvm_error("pvm_mstat", cc) : cc;
+}
+
+int pvm_mstat(char *host)
+{
+	if (trc_armed())
+		return trc_call_str(TEV_MSTAT, TEV_DID_HN, host, TEV_DID_HS, mstat_untraced);
+	return mstat_untraced(host);
 }
 
 /* Host list as TM_CONFIG returns it, kept until the next pvm_config call (stock's rule). */
@@ -108,7 +115,7 @@ static int config_untraced(int *nhostp, int *narchp, struct pvmhostinfo **hostp)
 	return 0;
 }
 
-int pvm_archcode(char *arch)
+static int archcode_untraced(char *arch)
 {
 	if (!arch)
 		return lpvm_error("pvm_archcode", PvmBadParam);
@@ -127,6 +134,13 @@ int pvm_archcode(char *arch)
 		}
 	free_hosts(h, n);
 	return cc < 0 ? lpvm_error("pvm_archcode", cc) : cc;
+}
+
+int pvm_archcode(char *arch)
+{
+	if (trc_armed())
+		return trc_call_str(TEV_ARCHCODE, TEV_DID_AN, arch, TEV_DID_AC, archcode_untraced);
+	return archcode_untraced(arch);
 }
 
 static int host_request(const char *fn, int tag, char **names, int count, int *svp)
@@ -181,17 +195,50 @@ static int host_request(const char *fn, int tag, char **names, int count, int *s
 	return cc < 0 ? lpvm_error(fn, cc) : cc;
 }
 
+/* addhosts and delhosts as stock traces them: the names in, the answer out */
+static int traced_host_request(int kind, const char *fn, int tag, char **names, int count,
+                               int *svp)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, kind, TEV_EVENT_ENTRY)
+		trc_strs(TEV_DID_HNL, names, count);
+	int cc = host_request(fn, tag, names, count, svp);
+	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
 int pvm_addhosts(char **names, int count, int *svp)
 {
+	if (trc_armed())
+		return traced_host_request(TEV_ADDHOSTS, "pvm_addhosts", TM_ADDHOST, names, count, svp);
 	return host_request("pvm_addhosts", TM_ADDHOST, names, count, svp);
 }
 
 int pvm_delhosts(char **names, int count, int *svp)
 {
+	if (trc_armed())
+		return traced_host_request(TEV_DELHOSTS, "pvm_delhosts", TM_DELHOST, names, count, svp);
 	return host_request("pvm_delhosts", TM_DELHOST, names, count, svp);
 }
 
+static int halt_untraced(void);
+
 int pvm_halt(void)
+{
+	if (!trc_armed())
+		return halt_untraced();
+	int top = trc_claim();   /* as stock: an entry event alone (the pvmd goes) */
+	TRC_EVENT(top, TEV_HALT, TEV_EVENT_ENTRY) {}
+	int cc = halt_untraced();
+	if (top)
+		trc_release();
+	return cc;
+}
+
+static int halt_untraced(void)
 {
 	int cc = lpvm_attach();
 	if (cc)

@@ -13,6 +13,7 @@
 #include "mbox.h"
 #include "msg.h"
 #include "requests.h"
+#include "trace.h"
 
 /* A whole message (header fields and fragments) packed into m, as stock does. */
 static int pack_message(struct msg *m, struct msg *inner)
@@ -153,7 +154,7 @@ int db_call(int op, const char *name, int index, int flags, struct msg *payload,
 	return status;
 }
 
-int pvm_putinfo(char *name, int mid, int flags)
+static int putinfo_untraced(char *name, int mid, int flags)
 {
 	if (!name || !*name)
 		return lpvm_error("pvm_putinfo", PvmBadParam);
@@ -168,8 +169,10 @@ int pvm_putinfo(char *name, int mid, int flags)
 	return cc;
 }
 
-int pvm_recvinfo(char *name, int index, int flags)
+/* the message's id, or the error; *status: the pvmd's answer */
+static int recvinfo_untraced(char *name, int index, int flags, int *status)
 {
+	*status = PvmBadParam;
 	if (!name || !*name || index < 0)
 		return lpvm_error("pvm_recvinfo", PvmBadParam);
 	if (lpvm.rbuf) {   /* like a receive, it replaces the receive buffer */
@@ -177,7 +180,7 @@ int pvm_recvinfo(char *name, int index, int flags)
 		lpvm.rbuf = NULL;
 	}
 	struct msg *rep = NULL;
-	int cc = db_call(TMDB_GET, name, index, flags, NULL, &rep);
+	int cc = *status = db_call(TMDB_GET, name, index, flags, NULL, &rep);
 	if (cc >= 0) {
 		struct msg *inner = unpack_message(rep, &cc);
 		msg_free(rep);
@@ -195,7 +198,7 @@ int pvm_recvinfo(char *name, int index, int flags)
 	return cc;
 }
 
-int pvm_delinfo(char *name, int index, int flags)
+static int delinfo_untraced(char *name, int index, int flags)
 {
 	if (!name || !*name || index < 0)
 		return lpvm_error("pvm_delinfo", PvmBadParam);
@@ -223,7 +226,7 @@ static void free_classes(void)
 	nclasses = 0;
 }
 
-int pvm_getmboxinfo(char *pattern, int *nclassesp, struct pvmmboxinfo **classesp)
+static int getmboxinfo_untraced(char *pattern, int *nclassesp, struct pvmmboxinfo **classesp)
 {
 	free_classes();
 	struct msg *rep = NULL;
@@ -266,4 +269,79 @@ int pvm_getmboxinfo(char *pattern, int *nclassesp, struct pvmmboxinfo **classesp
 	if (classesp)
 		*classesp = classes;
 	return 0;
+}
+
+/* The four calls as stock traces them: class name, index (-1 for putinfo), flags (and
+ * putinfo's message) in; the answer (and recvinfo's message) out. */
+static int traced_entry(int kind, char *name, int index, int flags)
+{
+	int top = trc_claim();
+	TRC_EVENT(top, kind, TEV_EVENT_ENTRY) {
+		trc_str(TEV_DID_CN, name);
+		trc_int(TEV_DID_CI, index);
+		trc_int(TEV_DID_CF, flags);
+	}
+	return top;
+}
+
+static void traced_exit(int top, int kind, int cc)
+{
+	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+}
+
+int pvm_putinfo(char *name, int mid, int flags)
+{
+	if (!trc_armed())
+		return putinfo_untraced(name, mid, flags);
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_PUTINFO, TEV_EVENT_ENTRY) {
+		trc_str(TEV_DID_CN, name);
+		trc_int(TEV_DID_CI, -1);
+		trc_int(TEV_DID_CF, flags);
+		trc_int(TEV_DID_CD, mid);
+	}
+	int cc = putinfo_untraced(name, mid, flags);
+	traced_exit(top, TEV_PUTINFO, cc);
+	return cc;
+}
+
+int pvm_recvinfo(char *name, int index, int flags)
+{
+	int status;
+	if (!trc_armed())
+		return recvinfo_untraced(name, index, flags, &status);
+	int top = traced_entry(TEV_GETINFO, name, index, flags);
+	int mid = recvinfo_untraced(name, index, flags, &status);
+	TRC_EVENT(top, TEV_GETINFO, TEV_EVENT_EXIT) {
+		trc_int(TEV_DID_CC, status);
+		trc_int(TEV_DID_CR, mid > 0 ? mid : -1);
+	}
+	if (top)
+		trc_release();
+	return mid;
+}
+
+int pvm_delinfo(char *name, int index, int flags)
+{
+	if (!trc_armed())
+		return delinfo_untraced(name, index, flags);
+	int top = traced_entry(TEV_DELINFO, name, index, flags);
+	int cc = delinfo_untraced(name, index, flags);
+	traced_exit(top, TEV_DELINFO, cc);
+	return cc;
+}
+
+int pvm_getmboxinfo(char *pattern, int *nclassesp, struct pvmmboxinfo **classesp)
+{
+	if (!trc_armed())
+		return getmboxinfo_untraced(pattern, nclassesp, classesp);
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_GETMBOXINFO, TEV_EVENT_ENTRY)
+		trc_str(TEV_DID_CN, pattern);
+	int cc = getmboxinfo_untraced(pattern, nclassesp, classesp);
+	traced_exit(top, TEV_GETMBOXINFO, cc);
+	return cc;
 }

@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "lib_state.h"
 #include "msg.h"
+#include "trace.h"
 
 struct conv {
 	int cnt, std, isv, vh, vl;
@@ -168,7 +169,17 @@ static int vunpackf(const char *fmt, va_list ap0)
 int pvm_vpackf(const char *fmt, va_list ap);
 int pvm_vpackf(const char *fmt, va_list ap)
 {
-	return fmt ? vpackf(fmt, ap) : lpvm_error("pvm_packf", PvmBadParam);
+	if (!trc_armed())
+		return fmt ? vpackf(fmt, ap) : lpvm_error("pvm_packf", PvmBadParam);
+	int top = trc_claim();   /* as stock: the format in, the answer out */
+	TRC_EVENT(top, TEV_PACKF, TEV_EVENT_ENTRY)
+		trc_str(TEV_DID_PF, fmt);
+	int cc = fmt ? vpackf(fmt, ap) : lpvm_error("pvm_packf", PvmBadParam);
+	TRC_EVENT(top, TEV_PACKF, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
 }
 
 int pvm_vunpackf(const char *fmt, va_list ap);

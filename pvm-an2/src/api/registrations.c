@@ -13,6 +13,7 @@
 #include "lib_state.h"
 #include "msg.h"
 #include "requests.h"
+#include "trace.h"
 
 /* TM_{HOSTER,TASKER} { 1 register | 0 unregister } -> { status } */
 static int role_call(int tag, int on)
@@ -71,13 +72,13 @@ static int toggle(struct role *r)
 	return cc < 0 ? lpvm_error(r->fn, cc) : cc;
 }
 
-int pvm_reg_hoster(void)
+static int reg_hoster_untraced(void)
 {
 	static struct role r = { "pvm_reg_hoster", PVMHOSTERCLASS, TM_HOSTER, 0, -1, -1 };
 	return toggle(&r);
 }
 
-int pvm_reg_tasker(void)
+static int reg_tasker_untraced(void)
 {
 	static struct role r = { "pvm_reg_tasker", PVMTASKERCLASS, TM_TASKER, 0, -1, -1 };
 	return toggle(&r);
@@ -85,7 +86,7 @@ int pvm_reg_tasker(void)
 
 /* TM_SCHED {} (or SM_SCHED to the running resource manager) -> { status, tid, name, arch,
  * speed } describing the host the new resource manager runs on. */
-int pvm_reg_rm(struct pvmhostinfo **hip)
+static int reg_rm_untraced(struct pvmhostinfo **hip)
 {
 	static struct pvmhostinfo host;
 	static int index = -1;
@@ -126,6 +127,35 @@ int pvm_reg_rm(struct pvmhostinfo **hip)
 	if (!cc)
 		cc = status;
 	return cc < 0 ? lpvm_error("pvm_reg_rm", cc) : cc;
+}
+
+/* The three as stock traces them: nothing in, the answer out. */
+int pvm_reg_hoster(void)
+{
+	if (trc_armed())
+		return trc_call_none(TEV_REG_HOSTER, TEV_DID_CC, reg_hoster_untraced);
+	return reg_hoster_untraced();
+}
+
+int pvm_reg_tasker(void)
+{
+	if (trc_armed())
+		return trc_call_none(TEV_REG_TASKER, TEV_DID_CC, reg_tasker_untraced);
+	return reg_tasker_untraced();
+}
+
+int pvm_reg_rm(struct pvmhostinfo **hip)
+{
+	if (!trc_armed())
+		return reg_rm_untraced(hip);
+	int top = trc_claim();
+	TRC_EVENT(top, TEV_REG_RM, TEV_EVENT_ENTRY) {}
+	int cc = reg_rm_untraced(hip);
+	TRC_EVENT(top, TEV_REG_RM, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
 }
 
 int pvm_getnoresets(int **tids, int *ntids)

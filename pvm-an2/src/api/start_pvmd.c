@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "join.h"
 #include "lib_state.h"
+#include "trace.h"
 
 /* The pvmd's address file, as the pvmd names it. */
 static int address_file(char *path, size_t size)
@@ -109,7 +110,7 @@ static int start(int argc, char **argv)
 	return lpvm_attach();
 }
 
-int pvm_start_pvmd(int argc, char **argv, int block)
+static int start_pvmd_untraced(int argc, char **argv, int block)
 {
 	if (lpvm.mytid != -1)
 		return lpvm_error("pvm_start_pvmd", PvmDupHost);
@@ -129,4 +130,25 @@ int pvm_start_pvmd(int argc, char **argv, int block)
 		cc = cc == PvmDupHost ? 0 : cc;
 	}
 	return cc < 0 ? lpvm_error("pvm_start_pvmd", cc) : 0;
+}
+
+int pvm_start_pvmd(int argc, char **argv, int block)
+{
+	if (!trc_armed())
+		return start_pvmd_untraced(argc, argv, block);
+	/* as stock: the entry (block flag, arguments) only if the task was already in a virtual
+	 * machine, the exit (the answer) once it has joined the new one */
+	int top = trc_claim_nojoin();
+	TRC_EVENT(top, TEV_START_PVMD, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_BF, block);
+		trc_strs(TEV_DID_AS, argv, argc);
+	}
+	int cc = start_pvmd_untraced(argc, argv, block);
+	if (top)
+		trc_claim_rejoined();
+	TRC_EVENT(top, TEV_START_PVMD, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
 }

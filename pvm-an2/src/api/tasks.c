@@ -144,7 +144,6 @@ static int spawn_untraced(char *file, char **argv, int flags, char *where, int c
 
 static int traced_spawn(char *file, char **argv, int flags, char *where, int count, int *tids)
 {
-	lpvm_attach();   /* as stock's tracing check, before the entry event */
 	int top = trc_claim();
 	const char *pt = getenv("PVMTASK");
 	TRC_EVENT(top, TEV_SPAWN, TEV_EVENT_ENTRY) {

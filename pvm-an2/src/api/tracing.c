@@ -98,7 +98,8 @@ static int put_entry(int tctx, int ttag, int octx, int otag, const char *tmask, 
 /* Every call toggles, as stock: the first registers us as the virtual machine's tracer
  * (TM_TRACER { 1, trace ctx, tag, output ctx, tag, mask, buffer, options } -> { status }),
  * the next gives the role up (TM_TRACER { 0 }). */
-int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf, int topt)
+static int reg_tracer_untraced(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf,
+                               int topt)
 {
 	int cc = lpvm_attach();
 	if (cc)
@@ -138,4 +139,26 @@ int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf
 		}
 	}
 	return cc < 0 ? lpvm_error("pvm_reg_tracer", cc) : cc;
+}
+
+int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf, int topt)
+{
+	if (!trc_armed())
+		return reg_tracer_untraced(tctx, ttag, octx, otag, tmask, tbuf, topt);
+	int top = trc_claim();   /* as stock: the settings in, the answer out */
+	TRC_EVENT(top, TEV_REG_TRACER, TEV_EVENT_ENTRY) {
+		trc_int(TEV_DID_TRC, tctx);
+		trc_int(TEV_DID_TRT, ttag);
+		trc_int(TEV_DID_TRX, octx);
+		trc_int(TEV_DID_TRO, otag);
+		trc_str(TEV_DID_TRM, tmask);
+		trc_int(TEV_DID_TRB, tbuf);
+		trc_int(TEV_DID_TRL, topt);
+	}
+	int cc = reg_tracer_untraced(tctx, ttag, octx, otag, tmask, tbuf, topt);
+	TRC_EVENT(top, TEV_REG_TRACER, TEV_EVENT_EXIT)
+		trc_int(TEV_DID_CC, cc);
+	if (top)
+		trc_release();
+	return cc;
 }

@@ -13,6 +13,7 @@
 #include "msg.h"
 #include "notices.h"
 #include "route_set.h"
+#include "trace.h"
 #include "trace_control.h"
 
 /* Replies produced while a route is delivering; sent by control_flush() afterwards so a
@@ -20,6 +21,11 @@
 #define MAX_PENDING 64
 static struct msg *pending[MAX_PENDING];
 static int npending;
+/* Task-control messages read while the task joins (before the pvmd's TM_CONN2 reply gave our
+ * tid): handled once it has joined (control_joined), as stock reads them only then, its
+ * handlers installed and its tracing set. */
+static struct msg *early[MAX_PENDING];
+static int nearly;
 
 /* TC_CONREQ: a peer (stock library with PvmRouteDirect) asks for a direct socket. We only
  * have the daemon route here, so we answer TC_CONACK with ack = 1 (denied); the peer then
@@ -54,19 +60,27 @@ static void record_siblings(struct msg *m)
 		lpvm_log("malformed TC_SIBLINGS from t%x ignored", (unsigned)m->src);
 		return;
 	}
+	if (lpvm_trc.system_handler_traced)   /* as stock's handler's pvm_upkint calls */
+		trc_handler_upkint(&lpvm.nsibs, 1, 0);
 	int *tids = malloc(sizeof(int) * (size_t)(n ? n : 1));
 	if (!tids || lpvm_unpack(m, PVM_INT, tids, n, 1)) {
 		free(tids);
 		lpvm_log("malformed TC_SIBLINGS from t%x ignored", (unsigned)m->src);
 		return;
 	}
+	if (lpvm_trc.system_handler_traced && n > 0)
+		trc_handler_upkint(tids, n, 0);
 	free(lpvm.sib_tids);
 	lpvm.sib_tids = tids;
 	lpvm.nsibs = n;
 }
 
-int control_handle(struct msg *m)
+static int handle(struct msg *m)
 {
+	if (lpvm.mytid == -1 && m->ctx == SYSCTX_TC && nearly < MAX_PENDING) {
+		early[nearly++] = m;
+		return 1;
+	}
 	if (m->gone_tid)   /* the application gets the notice: the routes hear of it too */
 		lpvm_notice_delivered(m->gone_tid);
 	if (mhf_claim(m))
@@ -96,6 +110,15 @@ int control_handle(struct msg *m)
 	return 1;
 }
 
+int control_handle(struct msg *m)
+{
+	trc_hold(1);   /* a handler's trace events wait for control_flush: a route is being read */
+	int taken = handle(m);
+	trc_hold(0);
+	lpvm_trc.system_handler_traced = 0;
+	return taken;
+}
+
 int control_flush(void)
 {
 	int cc = 0;
@@ -108,6 +131,7 @@ int control_flush(void)
 			cc = lpvm_daemon_send(r);
 		msg_free(r);
 	}
+	trc_send_held();   /* trace events of the handlers that ran while a route was read */
 	trc_control_flush();   /* a new tracer: the pvmd hears of it too */
 	lpvm_notices_flush();   /* tasks and hosts gone: every route drops what it keeps of them */
 	lpvm_routes_flush();
@@ -115,8 +139,18 @@ int control_flush(void)
 	return cc;
 }
 
+void control_joined(void)
+{
+	for (int i = 0; i < nearly; i++)
+		control_handle(early[i]);
+	nearly = 0;
+	control_flush();
+}
+
 void control_reset(void)
 {
+	while (nearly > 0)
+		msg_free(early[--nearly]);
 	while (npending > 0)
 		msg_free(pending[--npending]);
 	lpvm_notices_clear();

@@ -204,12 +204,14 @@ int lpvm_attach(void)
 	const char *ctx = getenv("PVMCTX");
 	if (ctx)
 		lpvm.ctx = (int)strtol(ctx, NULL, 0);
+	trc_joined();
 	cc = lpvm_routes_open();   /* the AN2 fast path, or the pvmd route alone */
 	if (cc) {
 		lpvm_detach();
 		return cc;
 	}
-	trc_joined();   /* (may read the tracer's mailbox entry: after the routes are open) */
+	trc_routes_open();   /* (may read the tracer's mailbox entry) */
+	control_joined();
 	lpvm_state_changed();
 	return 0;
 }

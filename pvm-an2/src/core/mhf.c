@@ -12,6 +12,7 @@
 #include "lib_state.h"
 #include "msg.h"
 #include "pvm_ids.h"
+#include "trace.h"
 
 struct handler {
 	int mhid;            /* the id given to the caller */
@@ -38,6 +39,7 @@ struct pending {
 	struct pending *next;
 	struct msg *m;
 	int (*f)(int);
+	int traced;   /* its invocation was traced: the handler's calls are top-level calls */
 };
 static struct pending *pend_head, *pend_tail;
 
@@ -164,8 +166,11 @@ int mhf_claim(struct msg *m)
 		const struct handler *h = &active[i];
 		if (!matches(h, m->src, m->tag, m->ctx))
 			continue;
-		if (h->system)
+		int traced = trc_armed() && trc_mhf_invoke(h->src, h->tag, h->ctx, m);
+		if (h->system) {
+			lpvm_trc.system_handler_traced = traced;
 			return 0;
+		}
 		m->mode = MODE_NONE;
 		msg_rewind(m);
 		if (h->internal) {   /* the library's own: it only reads m, no route is touched */
@@ -180,7 +185,7 @@ int mhf_claim(struct msg *m)
 			msg_free(m);
 			return 1;
 		}
-		*p = (struct pending){ .m = m, .f = h->user };
+		*p = (struct pending){ .m = m, .f = h->user, .traced = traced };
 		if (pend_tail)
 			pend_tail->next = p;
 		else
@@ -196,6 +201,12 @@ int mhf_claim(struct msg *m)
  * buffers and context come back. */
 static void invoke(struct pending *p)
 {
+	if (p->traced && lpvm_trc.run_traced_handler) {   /* as stock: its calls are traced, */
+		struct trc_top top = trc_push_top();            /* even inside a traced call */
+		lpvm_trc.run_traced_handler(p->f, p->m->mid, p->m->ctx);
+		trc_pop_top(top);
+		return;
+	}
 	struct msg *saved_s = lpvm.sbuf, *saved_r = lpvm.rbuf;
 	int saved_ctx = lpvm.ctx;
 	lpvm.sbuf = NULL;

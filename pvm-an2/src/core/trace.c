@@ -13,6 +13,7 @@
 
 #include "codec.h"
 #include "errors.h"
+#include "join.h"
 #include "lib_state.h"
 #include "msg.h"
 #include "send.h"
@@ -37,6 +38,13 @@ static struct {
 	int kind;                     /* ... and its kind */
 	int bad_option_said;
 } ev;
+
+/* trace messages made while a message was being delivered, not sent yet (trc_hold) */
+static struct {
+	struct msg **m;
+	int n, cap;
+	int on;
+} held;
 
 void trc_mask_clear(Pvmtmask m)
 {
@@ -68,6 +76,8 @@ static int env_int(const char *name, int *v)
 	return 1;
 }
 
+static int need_tracer_entry;   /* trc_joined found no settings in the environment */
+
 void trc_joined(void)
 {
 	const char *m = getenv("PVMTMASK");
@@ -89,26 +99,54 @@ void trc_joined(void)
 	}
 	lpvm.trc_buf = lpvm.self_trc_buf;
 	lpvm.trc_opt = lpvm.self_trc_opt;
-	/* a task started from a shell learns the tracer's settings from its mailbox entry */
-	if (need_entry && lpvm.self_trc_tid > 0 && lpvm_trc.read_tracer_entry)
-		lpvm_trc.read_tracer_entry();
+	need_tracer_entry = need_entry;
+	for (int i = 0; i < held.n; i++)   /* (a former connection's) */
+		msg_free(held.m[i]);
+	held.n = 0;
 	memset(ev.desc_sent, 0, sizeof ev.desc_sent);
 	memset(ev.total, 0, sizeof ev.total);
 	memset(ev.count, 0, sizeof ev.count);
 	trc_rearm();
 }
 
-/* whether the outermost traced call began after the task joined: one that joins on its way
- * (its entry could not be traced) has no exit event either */
+void trc_routes_open(void)
+{
+	/* a task started from a shell learns the tracer's settings from its mailbox entry */
+	if (need_tracer_entry && lpvm.self_trc_tid > 0 && lpvm_trc.read_tracer_entry) {
+		int busy = lpvm_trc.busy;
+		lpvm_trc.busy = 1;   /* (its calls are the library's, never traced) */
+		lpvm_trc.read_tracer_entry();
+		lpvm_trc.busy = busy;
+	}
+	need_tracer_entry = 0;
+}
+
+/* whether the outermost traced call has joined (it could not: no event) */
 static int claimed_joined;
 
 int trc_claim(void)
 {
 	if (lpvm_trc.busy)
 		return 0;
+	lpvm_trc.busy = 1;   /* (the calls joining makes are not traced) */
+	if (lpvm.mytid == -1)
+		lpvm_attach();   /* as stock's tracing check: an error is the call's own to report */
+	claimed_joined = lpvm.mytid != -1;
+	return 1;
+}
+
+int trc_claim_nojoin(void)
+{
+	if (lpvm_trc.busy)
+		return 0;
 	lpvm_trc.busy = 1;
 	claimed_joined = lpvm.mytid != -1;
 	return 1;
+}
+
+void trc_claim_rejoined(void)
+{
+	claimed_joined = lpvm.mytid != -1;
 }
 
 void trc_release(void)
@@ -134,6 +172,19 @@ int trc_call_none(int kind, int out_did, int (*untraced)(void))
 	int top = trc_claim();
 	TRC_EVENT(top, kind, TEV_EVENT_ENTRY) {}
 	int cc = untraced();
+	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
+		trc_int(out_did, cc);
+	if (top)
+		trc_release();
+	return cc;
+}
+
+int trc_call_str(int kind, int in_did, char *arg, int out_did, int (*untraced)(char *))
+{
+	int top = trc_claim();
+	TRC_EVENT(top, kind, TEV_EVENT_ENTRY)
+		trc_str(in_did, arg);
+	int cc = untraced(arg);
 	TRC_EVENT(top, kind, TEV_EVENT_EXIT)
 		trc_int(out_did, cc);
 	if (top)
@@ -265,7 +316,42 @@ int trc_begin(int kind, int entry_exit)
 /* Sends the message to the tracer through the pvmds (PvmDontRoute for it), frees it: Debian's
  * tracer and console wait on the pvmd socket alone (the first of pvm_getfds), so a message
  * by the fast path would wait until something else woke them. */
+void trc_hold(int on)
+{
+	held.on = on;
+}
+
+static void send_now(struct msg *m);
+
+void trc_send_held(void)
+{
+	for (int i = 0; i < held.n; i++)
+		send_now(held.m[i]);
+	held.n = 0;
+}
+
 static void send_to_tracer(struct msg *m)
+{
+	if (held.on) {
+		if (held.n == held.cap) {
+			int cap = held.cap ? 2 * held.cap : 8;
+			struct msg **a = realloc(held.m, sizeof *a * (size_t)cap);
+			if (!a) {
+				lpvm_log("out of memory: a trace message lost");
+				msg_free(m);
+				return;
+			}
+			held.m = a;
+			held.cap = cap;
+		}
+		held.m[held.n++] = m;
+		return;
+	}
+	trc_send_held();   /* (in their order: those first) */
+	send_now(m);
+}
+
+static void send_now(struct msg *m)
 {
 	int route = lpvm.route_opt;
 	lpvm.route_opt = PvmDontRoute;
@@ -359,6 +445,7 @@ void trc_flush(void)
 {
 	if (!tracer_set())
 		return;
+	trc_send_held();
 	struct msg *m = NULL;
 	if (lpvm.self_trc_opt != PvmTraceFull && ev.buf)   /* records from before a TC_SETTRCOPT */
 		send_to_tracer(take_records());
@@ -375,6 +462,55 @@ void trc_flush(void)
 	}
 	if (m)
 		send_to_tracer(m);
+}
+
+struct trc_top trc_push_top(void)
+{
+	struct trc_top saved = { lpvm_trc.busy, claimed_joined };
+	lpvm_trc.busy = 0;
+	claimed_joined = lpvm.mytid != -1;
+	return saved;
+}
+
+void trc_pop_top(struct trc_top saved)
+{
+	lpvm_trc.busy = saved.busy;
+	claimed_joined = saved.joined;
+}
+
+int trc_mhf_invoke(int hsrc, int htag, int hctx, const struct msg *m)
+{
+	struct trc_top top = trc_push_top();
+	int traced = trc_begin(TEV_MHF_INVOKE, TEV_EVENT_ENTRY);
+	if (traced) {
+		trc_int(TEV_DID_RST, hsrc);
+		trc_int(TEV_DID_RMC, htag);
+		trc_int(TEV_DID_RCX, hctx);
+		trc_int(TEV_DID_MB, m->mid);
+		trc_int(TEV_DID_MNB, (int)msg_length(m));
+		trc_int(TEV_DID_MC, m->tag);
+		trc_int(TEV_DID_MCX, m->ctx);
+		trc_int(TEV_DID_SRC, m->src);
+		trc_end();
+	}
+	trc_pop_top(top);
+	return traced;
+}
+
+void trc_handler_upkint(const void *addr, int count, int cc)
+{
+	struct trc_top top = trc_push_top();
+	if (trc_begin(TEV_UPKINT, TEV_EVENT_ENTRY)) {
+		trc_long(TEV_DID_PDA, (long)addr);
+		trc_int(TEV_DID_PC, count);
+		trc_int(TEV_DID_PSD, 1);
+		trc_end();
+	}
+	if (trc_begin(TEV_UPKINT, TEV_EVENT_EXIT)) {
+		trc_int(TEV_DID_CC, cc);
+		trc_end();
+	}
+	trc_pop_top(top);
 }
 
 int trc_user_event_head(struct msg *m)
@@ -394,6 +530,7 @@ int trc_send_user_event(struct msg *m)
 {
 	if (!claimed_joined || !traces(TEV_USER_DEFINED))
 		return 0;   /* as stock: not traced, nothing sent, no error */
+	trc_send_held();   /* (the events before it first) */
 	int end = TEV_MARK_USER_EVENT_RECORD_END;
 	int cc = lpvm_pack_unannotated(m, PVM_INT, &end, 1, 1);
 	int route = lpvm.route_opt;
