@@ -1,6 +1,6 @@
-/* an2_handshake.c — a link's handshake (an2_link_auth.h) on a non-blocking socket: our nonce
- * out, the other end's nonce in, our proof out, its proof in and checked; bounded in bytes,
- * records and time, and reading nothing past the other end's proof. */
+/* an2_handshake.c — a link's handshake (an2_link_auth.h) over its carrier (an2_carrier.h): our
+ * nonce out, the other end's nonce in, our proof out, its proof in and checked; bounded in
+ * bytes, records and time, and reading nothing past the other end's proof. */
 #include "an2_link_auth.h"
 
 #include <arpa/inet.h>
@@ -10,14 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
+#include "an2_carrier.h"
 #include "an2_fiber.h"
 
 #define LABEL "AN2 link auth 1"
 
 struct an2_handshake {
-    int fd;
+    struct an2_carrier *carrier;
     const struct an2_auth *auth;
     bool we_connected, got_nonce, sent_proof, verified, failed;
     uint8_t our_nonce[AN2_AUTH_NONCE_BYTES], peer_nonce[AN2_AUTH_NONCE_BYTES];
@@ -58,7 +58,7 @@ static void digest(uint8_t out[32], enum an2_auth_method method, bool connected,
     crypto_hash_sha256_final(&st, out);
 }
 
-/* One whole record out (the socket is fresh: it has room for a few hundred bytes). */
+/* One whole record out (the carrier is fresh: it has room for a few hundred bytes). */
 static bool send_record(struct an2_handshake *hs, uint8_t type, const void *body, size_t len)
 {
     uint8_t rec[AN2_FIBER_HDR + AN2_AUTH_MAX_PROOF];
@@ -67,13 +67,11 @@ static bool send_record(struct an2_handshake *hs, uint8_t type, const void *body
     rec[2] = (uint8_t)(len >> 8);
     rec[3] = (uint8_t)len;
     memcpy(rec + AN2_FIBER_HDR, body, len);
-    ssize_t n;
-    do
-        n = send(hs->fd, rec, AN2_FIBER_HDR + len, MSG_NOSIGNAL | MSG_DONTWAIT);
-    while (n < 0 && errno == EINTR);
+    ssize_t n = an2_carrier_write(hs->carrier, rec, AN2_FIBER_HDR + len);
     if (n == (ssize_t)(AN2_FIBER_HDR + len))
         return true;
-    fail(hs, "cannot send the handshake: %s", n < 0 ? strerror(errno) : "socket full");
+    fail(hs, "cannot send the handshake: %s",
+         n < 0 && errno != EAGAIN ? strerror(errno) : "the carrier is full");
     return false;
 }
 
@@ -170,14 +168,12 @@ static int read_record(struct an2_handshake *hs)
                 return 1;
             want = AN2_FIBER_HDR + (size_t)(hs->in[2] << 8 | hs->in[3]);
         }
-        ssize_t n = recv(hs->fd, hs->in + hs->in_len, want - hs->in_len, MSG_DONTWAIT);
+        ssize_t n = an2_carrier_read(hs->carrier, hs->in + hs->in_len, want - hs->in_len);
         if (n > 0) {
             hs->in_len += (size_t)n;
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && errno == EAGAIN)
             return 0;
         fail(hs, "%s during the handshake",
              n == 0 ? "closed by the other end" : strerror(errno));
@@ -208,13 +204,14 @@ enum an2_handshake_state an2_handshake_step(struct an2_handshake *hs, uint64_t n
     return AN2_HANDSHAKE_PENDING;
 }
 
-struct an2_handshake *an2_handshake_start(int fd, const struct an2_auth *auth, bool we_connected,
+struct an2_handshake *an2_handshake_start(struct an2_carrier *carrier,
+                                          const struct an2_auth *auth, bool we_connected,
                                           uint64_t now_ns)
 {
     struct an2_handshake *hs = calloc(1, sizeof *hs);
     if (!hs)
         return NULL;
-    hs->fd = fd;
+    hs->carrier = carrier;
     hs->auth = auth;
     hs->we_connected = we_connected;
     hs->peer_uid = -1;
@@ -231,5 +228,5 @@ struct an2_handshake *an2_handshake_start(int fd, const struct an2_auth *auth, b
 uint64_t an2_handshake_deadline(const struct an2_handshake *hs) { return hs->deadline_ns; }
 const char *an2_handshake_why(const struct an2_handshake *hs) { return hs->why; }
 long an2_handshake_peer_uid(const struct an2_handshake *hs) { return hs->peer_uid; }
-int an2_handshake_fd(const struct an2_handshake *hs) { return hs->fd; }
+struct an2_carrier *an2_handshake_carrier(const struct an2_handshake *hs) { return hs->carrier; }
 void an2_handshake_free(struct an2_handshake *hs) { free(hs); }

@@ -1,5 +1,5 @@
-/* an2_link.c — one end of an AN2 link over a stream socket: records in and out, per-VC
- * credits, keepalive, the signalling channel; the switch's device on the link's port. */
+/* an2_link.c — one end of an AN2 link over a carrier (an2_carrier.h): records in and out,
+ * per-VC credits, keepalive, the signalling channel; the switch's device on the link's port. */
 #include "an2_link.h"
 
 #include <arpa/inet.h>
@@ -8,14 +8,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "aal5_cell.h"
 #include "aal5_crc32.h"
 #include "aal5_pdu.h"
 #include "fault_inject.h"
 #include "an2_capture.h"
+#include "an2_carrier.h"
 #include "an2_switch.h"
 #include "an2_switch_port.h"
 #include "vc_map.h"
@@ -157,12 +156,9 @@ static bool flush(struct an2_link *l, uint64_t now)
 {
     bool moved = false;
     while (l->out_len && !l->down) {
-        ssize_t n = send(l->cfg.fd, l->out + l->out_start, l->out_len,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = an2_carrier_write(l->cfg.carrier, l->out + l->out_start, l->out_len);
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
+            if (errno != EAGAIN)
                 link_down(l, errno == EPIPE || errno == ECONNRESET ? "connection reset"
                                                                      : strerror(errno));
             break;
@@ -627,15 +623,13 @@ static bool read_some(struct an2_link *l, uint64_t now)
 {
     bool got = false;
     for (int i = 0; i < READS_PER_CALL && !l->down; i++) {
-        ssize_t n = recv(l->cfg.fd, l->in + l->in_len, IN_CAP - l->in_len, MSG_DONTWAIT);
+        ssize_t n = an2_carrier_read(l->cfg.carrier, l->in + l->in_len, IN_CAP - l->in_len);
         if (n == 0) {
             link_down(l, "closed by the other end");
             break;
         }
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
+            if (errno != EAGAIN)
                 link_down(l, errno == ECONNRESET ? "connection reset" : strerror(errno));
             break;
         }
@@ -689,9 +683,9 @@ static void keepalive(struct an2_link *l, uint64_t now)
 struct an2_link *an2_link_create(const struct an2_link_config *cfg, uint64_t now_ns)
 {
     struct an2_link *l = calloc(1, sizeof *l);
-    if (!l || !cfg->sw || !cfg->window || cfg->window_start > cfg->window) {
+    if (!l || !cfg->carrier || !cfg->sw || !cfg->window || cfg->window_start > cfg->window) {
         free(l);
-        close(cfg->fd);
+        an2_carrier_close(cfg->carrier);
         errno = l ? EINVAL : ENOMEM;
         return NULL;
     }
@@ -714,7 +708,7 @@ struct an2_link *an2_link_create(const struct an2_link_config *cfg, uint64_t now
         free(l->out);
         free(l->in);
         free(l);
-        close(cfg->fd);
+        an2_carrier_close(cfg->carrier);
         errno = -rc;
         return NULL;
     }
@@ -734,13 +728,13 @@ void an2_link_destroy(struct an2_link *l)
     }
     free(l->vcs);
     vc_map_free(&l->by_vci);
-    close(l->cfg.fd);
+    an2_carrier_close(l->cfg.carrier);
     free(l->out);
     free(l->in);
     free(l);
 }
 
-int an2_link_fd(const struct an2_link *l) { return l->cfg.fd; }
+int an2_link_fd(const struct an2_link *l) { return l->cfg.carrier->fd; }
 unsigned an2_link_port(const struct an2_link *l) { return l->cfg.port; }
 bool an2_link_is_up(const struct an2_link *l) { return l->hello_seen && !l->down; }
 const char *an2_link_why(const struct an2_link *l) { return l->down ? l->why : ""; }

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "an2_carrier.h"
 #include "an2_clock.h"
 #include "an2_link.h"
 #include "an2_link_auth.h"
@@ -38,26 +39,31 @@ static int connect_link(struct an2d_uplink *u, int timeout_ms, char *err, size_t
         return -1;
     u->connect_ns = t0;
     u->connected_ns = an2_now_ns();
-    u->hs = an2_handshake_start(fd, u->auth, true, u->connected_ns);
+    struct an2_carrier *c = an2_carrier_stream(fd);
+    if (!c) {
+        snprintf(err, errlen, "%s: %s", u->spec, strerror(errno));
+        return -1;
+    }
+    u->hs = an2_handshake_start(c, u->auth, true, u->connected_ns);
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = u->epoll_tag};
-    if (!u->hs || epoll_ctl(u->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    if (!u->hs || epoll_ctl(u->epoll_fd, EPOLL_CTL_ADD, c->fd, &ev) != 0) {
         snprintf(err, errlen, "%s: %s", u->spec, strerror(errno));
         an2_handshake_free(u->hs);
         u->hs = NULL;
-        close(fd);
+        an2_carrier_close(c);
         return -1;
     }
     return 0;
 }
 
-/* The handshake is done: its socket becomes the link (which sends our HELLO). */
+/* The handshake is done: its carrier becomes the link's (which sends our HELLO). */
 static int link_from_handshake(struct an2d_uplink *u, char *err, size_t errlen)
 {
-    int fd = an2_handshake_fd(u->hs);
+    struct an2_carrier *c = an2_handshake_carrier(u->hs);
     an2_handshake_free(u->hs);
     u->hs = NULL;
     u->authenticated_ns = an2_now_ns();
-    struct an2_link_config cfg = {.fd = fd, .sw = u->sw, .port = AN2_UPLINK_PORT,
+    struct an2_link_config cfg = {.carrier = c, .sw = u->sw, .port = AN2_UPLINK_PORT,
                                   .role = AN2_FIBER_ROLE_HOST,
                                   .window = u->derive_window ? AN2_WINDOW_CAP : u->window,
                                   .window_start = u->derive_window ? u->window : 0,
@@ -65,7 +71,7 @@ static int link_from_handshake(struct an2d_uplink *u, char *err, size_t errlen)
                                   .on_sig = an2_driver_on_sig, .on_down = on_down,
                                   .ctx = u->drv};
     u->link = an2_link_create(&cfg, an2_now_ns());
-    if (!u->link) { /* (the fd is closed, and so out of the epoll set) */
+    if (!u->link) { /* (the carrier is closed, and so its fd out of the epoll set) */
         snprintf(err, errlen, "%s: %s", u->spec, strerror(errno));
         return -1;
     }
@@ -84,9 +90,9 @@ static int handshake_step(struct an2d_uplink *u, uint64_t now, char *err, size_t
     if (s == AN2_HANDSHAKE_DONE)
         return link_from_handshake(u, err, errlen) == 0 ? 1 : -1;
     snprintf(err, errlen, "%s: not authenticated: %s", u->spec, an2_handshake_why(u->hs));
-    int fd = an2_handshake_fd(u->hs);
-    epoll_ctl(u->epoll_fd, EPOLL_CTL_DEL, fd, NULL);
-    close(fd);
+    struct an2_carrier *c = an2_handshake_carrier(u->hs);
+    epoll_ctl(u->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+    an2_carrier_close(c);
     an2_handshake_free(u->hs);
     u->hs = NULL;
     return -1;
@@ -138,7 +144,7 @@ int an2d_uplink_start(struct an2d_uplink *u, int timeout_ms, char *err, size_t e
     if (connect_link(u, timeout_ms, err, errlen) != 0)
         return -1;
     for (int r = 0; r == 0;) {
-        struct pollfd p = {.fd = an2_handshake_fd(u->hs), .events = POLLIN};
+        struct pollfd p = {.fd = an2_handshake_carrier(u->hs)->fd, .events = POLLIN};
         uint64_t now = an2_now_ns();
         poll(&p, 1, now < deadline ? (int)((deadline - now) / 1000000u) + 1 : 0);
         now = an2_now_ns();
@@ -246,7 +252,7 @@ uint64_t an2d_uplink_deadline(const struct an2d_uplink *u)
 void an2d_uplink_stop(struct an2d_uplink *u)
 {
     if (u->hs) {
-        close(an2_handshake_fd(u->hs));
+        an2_carrier_close(an2_handshake_carrier(u->hs));
         an2_handshake_free(u->hs);
         u->hs = NULL;
     }

@@ -13,13 +13,13 @@
 struct an2_capture;
 struct an2_auth;
 struct an2_handshake;
+struct an2_carrier;
 
 /* A link authenticating before it gets a port. */
 struct an2sw_pending {
     struct an2_handshake *hs;       /* NULL: a free slot */
     int trunk;                      /* the trunk's index, or -1 for a link accepted */
     uint64_t started_ns;
-    char peer[64];                  /* its address, for the log */
 };
 
 #define MAX_LISTEN 8
@@ -106,11 +106,14 @@ void an2sw_listen_pause(struct an2sw_daemon *st, const int *lfds, bool pause, ui
  * first. */
 void an2sw_links_accept(struct an2sw_daemon *st, const int *lfds, int lfd, uint64_t now);
 /* An authenticated connection becomes the link of a free port (trunk: its index, or -1). */
-void an2sw_link_add(struct an2sw_daemon *st, int fd, int trunk, uint64_t now);
+void an2sw_link_add(struct an2sw_daemon *st, struct an2_carrier *carrier, int trunk,
+                    uint64_t now);
 
 /* an2switch_handshakes.c: connections authenticating (an2_link_auth.h) before they get a
- * port. fd (accepted: trunk -1; else the trunk's index) starts its handshake. */
-void an2sw_handshake_begin(struct an2sw_daemon *st, int fd, int trunk, uint64_t now);
+ * port. A new carrier (accepted: trunk -1; else the trunk's index) starts its handshake; the
+ * switch owns it from now on. */
+void an2sw_handshake_begin(struct an2sw_daemon *st, struct an2_carrier *carrier, int trunk,
+                           uint64_t now);
 /* Slot's socket is ready: a step; done, it becomes a link; failed, it is closed and logged. */
 void an2sw_handshake_event(struct an2sw_daemon *st, unsigned slot, uint64_t now);
 /* Those past their deadline fail. */

@@ -4,43 +4,20 @@
  * rate-limited log line. */
 #include "an2switch_daemon.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
+#include "an2_carrier.h"
 #include "an2_link_auth.h"
 #include "an2_log.h"
 
-/* Who is at the other end of fd, for the log. */
-static void peer_text(int fd, char *out, size_t len)
+static void slot_end(struct an2sw_daemon *st, struct an2sw_pending *p, bool close_carrier)
 {
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof ss;
-    char host[INET6_ADDRSTRLEN] = "?";
-    if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0 || ss.ss_family == AF_UNIX) {
-        snprintf(out, len, "a local socket");
-    } else if (ss.ss_family == AF_INET) {
-        const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
-        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-        snprintf(out, len, "%s:%u", host, ntohs(a->sin_port));
-    } else {
-        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
-        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-        snprintf(out, len, "[%s]:%u", host, ntohs(a->sin6_port));
-    }
-}
-
-static void slot_end(struct an2sw_daemon *st, struct an2sw_pending *p, bool close_fd)
-{
-    int fd = an2_handshake_fd(p->hs);
-    epoll_ctl(st->epfd, EPOLL_CTL_DEL, fd, NULL);
-    if (close_fd)
-        close(fd);
+    struct an2_carrier *c = an2_handshake_carrier(p->hs);
+    epoll_ctl(st->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    if (close_carrier)
+        an2_carrier_close(c);
     an2_handshake_free(p->hs);
     p->hs = NULL;
     if (p->trunk >= 0 && st->o->trunks[p->trunk].port == AN2SW_TRUNK_AUTHENTICATING)
@@ -54,11 +31,13 @@ static void refuse(struct an2sw_daemon *st, struct an2sw_pending *p, const char 
     if (p->trunk >= 0)
         an2_log_limited(&limit, "trunk %s refused: %s", st->o->trunks[p->trunk].spec, why);
     else
-        an2_log_limited(&limit, "link from %s refused: %s", p->peer, why);
+        an2_log_limited(&limit, "link from %s refused: %s", an2_handshake_carrier(p->hs)->peer,
+                        why);
     slot_end(st, p, true);
 }
 
-void an2sw_handshake_begin(struct an2sw_daemon *st, int fd, int trunk, uint64_t now)
+void an2sw_handshake_begin(struct an2sw_daemon *st, struct an2_carrier *carrier, int trunk,
+                           uint64_t now)
 {
     unsigned free_slot = AN2SW_MAX_PENDING, oldest = 0;
     for (unsigned i = 0; i < AN2SW_MAX_PENDING; i++) {
@@ -76,15 +55,14 @@ void an2sw_handshake_begin(struct an2sw_daemon *st, int fd, int trunk, uint64_t 
     }
     struct an2sw_pending *p = &st->pending[free_slot];
     *p = (struct an2sw_pending){.trunk = trunk, .started_ns = now};
-    peer_text(fd, p->peer, sizeof p->peer);
-    p->hs = an2_handshake_start(fd, st->auth, trunk >= 0, now);
+    p->hs = an2_handshake_start(carrier, st->auth, trunk >= 0, now);
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = EV_PENDING + free_slot};
-    if (!p->hs || epoll_ctl(st->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-        an2_log("link from %s: cannot authenticate it: %s", p->peer, strerror(errno));
+    if (!p->hs || epoll_ctl(st->epfd, EPOLL_CTL_ADD, carrier->fd, &ev) != 0) {
+        an2_log("link from %s: cannot authenticate it: %s", carrier->peer, strerror(errno));
         if (p->hs)
             an2_handshake_free(p->hs);
         p->hs = NULL;
-        close(fd);
+        an2_carrier_close(carrier);
         return;
     }
     if (trunk >= 0)
@@ -101,9 +79,10 @@ void an2sw_handshake_event(struct an2sw_daemon *st, unsigned slot, uint64_t now)
     if (s == AN2_HANDSHAKE_FAILED) {
         refuse(st, p, an2_handshake_why(p->hs));
     } else if (s == AN2_HANDSHAKE_DONE) {
-        int fd = an2_handshake_fd(p->hs), trunk = p->trunk;
+        struct an2_carrier *c = an2_handshake_carrier(p->hs);
+        int trunk = p->trunk;
         slot_end(st, p, false);
-        an2sw_link_add(st, fd, trunk, now);
+        an2sw_link_add(st, c, trunk, now);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "an2_carrier.h"
 #include "an2_clock.h"
 #include "an2_link.h"
 #include "an2_log.h"
@@ -38,14 +39,15 @@ static int free_port(const struct an2sw_daemon *st)
     return -1;
 }
 
-void an2sw_link_add(struct an2sw_daemon *st, int fd, int trunk, uint64_t now)
+void an2sw_link_add(struct an2sw_daemon *st, struct an2_carrier *carrier, int trunk,
+                    uint64_t now)
 {
     int port = free_port(st);
     if (port < 0) {
         static struct an2_log_limit limit;
         an2_log_limited(&limit, "a link arrived but all %u ports are in use: closed",
                          st->s.nports);
-        close(fd);
+        an2_carrier_close(carrier);
         return;
     }
     double ber = st->o->port_ber[port] >= 0 ? st->o->port_ber[port] : st->o->ber;
@@ -54,7 +56,7 @@ void an2sw_link_add(struct an2sw_daemon *st, int fd, int trunk, uint64_t now)
     fault_inject_init(faults, ber, loss, st->o->fault_seed + (uint64_t)port);
     struct an2_link_config cfg = {
         .faults = fault_inject_enabled(faults) ? faults : NULL, .capture = st->capture,
-        .fd = fd, .sw = st->s.sw, .port = (unsigned)port, .role = AN2_FIBER_ROLE_SWITCH,
+        .carrier = carrier, .sw = st->s.sw, .port = (unsigned)port, .role = AN2_FIBER_ROLE_SWITCH,
         .switch_id = st->s.id, .host_addr = an2_host_addr(st->s.id, (uint32_t)port),
         .window = st->o->window_given ? st->o->window : AN2_WINDOW_CAP,
         .window_start = st->o->window_given ? 0 : AN2_WINDOW_FLOOR,
@@ -146,7 +148,11 @@ void an2sw_trunks_connect(struct an2sw_daemon *st, uint64_t now)
             continue;
         }
         t->warned = false;
-        an2sw_handshake_begin(st, fd, (int)i, now);
+        struct an2_carrier *c = an2_carrier_stream(fd);
+        if (c)
+            an2sw_handshake_begin(st, c, (int)i, now);
+        else
+            an2_log("trunk %s: %s", t->spec, strerror(errno));
     }
 }
 
@@ -177,6 +183,10 @@ void an2sw_links_accept(struct an2sw_daemon *st, const int *lfds, int lfd, uint6
                 return;
             continue;
         }
-        an2sw_handshake_begin(st, fd, -1, now);
+        struct an2_carrier *c = an2_carrier_stream(fd);
+        if (c)
+            an2sw_handshake_begin(st, c, -1, now);
+        else
+            an2_log("a link arrived: %s", strerror(errno));
     }
 }

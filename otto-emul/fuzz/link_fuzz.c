@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "an2_carrier.h"
 #include "an2_fiber.h"
 #include "an2_link.h"
 #include "an2_link_auth.h"
@@ -64,7 +65,8 @@ static void fuzz_handshake(const uint8_t *data, size_t size, bool nonce_first)
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
         return;
-    struct an2_handshake *hs = an2_handshake_start(sv[0], auth, false, 1);
+    struct an2_carrier *c = an2_carrier_stream(sv[0]);
+    struct an2_handshake *hs = c ? an2_handshake_start(c, auth, false, 1) : NULL;
     if (!hs)
         abort();
     if (nonce_first) {
@@ -94,7 +96,7 @@ static void fuzz_handshake(const uint8_t *data, size_t size, bool nonce_first)
     if (st == AN2_HANDSHAKE_DONE) /* a forged proof passed */
         abort();
     an2_handshake_free(hs);
-    close(sv[0]);
+    an2_carrier_close(c);
     close(sv[1]);
 }
 
@@ -111,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct an2_switch *sw = an2_switch_create(&sc);
     an2_switch_route_add(sw, 0, 0, 40, 1, 0, 41);
     an2_switch_route_add(sw, 0, 0, 32768, 1, 0, 42);
-    struct an2_link_config cfg = {.fd = sv[0], .sw = sw, .port = 0,
+    struct an2_link_config cfg = {.carrier = an2_carrier_stream(sv[0]), .sw = sw, .port = 0,
                                   .role = AN2_FIBER_ROLE_SWITCH, .switch_id = 1,
                                   .host_addr = 0x100, .window = 8, .on_sig = on_sig};
     struct an2_link *l = an2_link_create(&cfg, 1);

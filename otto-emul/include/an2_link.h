@@ -1,6 +1,6 @@
-/* an2_link.h — one end of an AN2 link over a byte stream (an2_fiber.h): the device on a switch
- * port that carries its cells to the other end, with per-VC credits, keepalive and the
- * signalling channel. Used by an2switch (every port) and by an2d (its uplink). */
+/* an2_link.h — one end of an AN2 link (an2_fiber.h) over a carrier (an2_carrier.h): the device
+ * on a switch port that carries its cells to the other end, with per-VC credits, keepalive and
+ * the signalling channel. Used by an2switch (every port) and by an2d (its uplink). */
 #ifndef AN2_LINK_H
 #define AN2_LINK_H
 
@@ -11,11 +11,13 @@
 
 struct an2_switch;
 struct an2_link;
+struct an2_carrier;
 struct an2_capture;
 struct fault_inject;
 
 struct an2_link_config {
-    int fd;                     /* a connected stream socket; the link owns it from now on */
+    struct an2_carrier *carrier; /* to the other end (its handshake done); the link owns it
+                                  * from now on */
     struct an2_switch *sw;      /* the switch whose port this link is */
     unsigned port;
     uint16_t role;              /* ours: AN2_FIBER_ROLE_HOST or _SWITCH */
@@ -51,11 +53,12 @@ struct an2_link_info {
 };
 
 /* The link sends its HELLO and attaches itself as the device on cfg->port. NULL with errno
- * set (the fd is closed then too). */
+ * set (the carrier is closed then too). */
 struct an2_link *an2_link_create(const struct an2_link_config *cfg, uint64_t now_ns);
-/* Detaches from the switch and closes the socket. */
+/* Detaches from the switch and closes the carrier. */
 void an2_link_destroy(struct an2_link *link);
 
+/* The descriptor to poll: the carrier's (an2_carrier.h). */
 int an2_link_fd(const struct an2_link *link);
 unsigned an2_link_port(const struct an2_link *link);
 void an2_link_info(const struct an2_link *link, struct an2_link_info *out);
@@ -63,15 +66,15 @@ bool an2_link_is_up(const struct an2_link *link);
 /* Why the link is down ("" while it is not). */
 const char *an2_link_why(const struct an2_link *link);
 
-/* Reads what the socket holds (bounded) and acts on every complete record; then sends what
+/* Reads what the carrier holds (bounded) and acts on every complete record; then sends what
  * is due (credits, keepalive, queued output) and checks the keepalive. False once the link
- * is down (on_down has been called). Call when the socket is readable or writable, and at
- * least every keepalive period (an2_link_next_deadline). */
+ * is down (on_down has been called). Call when its fd is readable or writable, and at least
+ * every keepalive period (an2_link_next_deadline). */
 bool an2_link_service(struct an2_link *link, uint64_t now_ns);
 /* The cheap part, for every pass of a busy loop: credit updates and output. True if it
  * moved anything. */
 bool an2_link_poll(struct an2_link *link, uint64_t now_ns);
-/* Whether output waits for the socket (watch it for writability). */
+/* Whether output waits for the carrier (watch its fd for writability). */
 bool an2_link_wants_write(const struct an2_link *link);
 uint64_t an2_link_next_deadline(const struct an2_link *link);
 

@@ -49,29 +49,31 @@ enum an2_auth_method an2_auth_method(const struct an2_auth *auth);
 /* "key FILE" or "munge (SOCKET)", for logs. */
 const char *an2_auth_describe(const struct an2_auth *auth);
 
-/* The handshake on a connected stream socket fd (non-blocking reads and writes). It reads
- * no byte past the other end's proof, so the link that takes the fd over finds the other
- * end's HELLO in the socket. */
+/* The handshake over a link's carrier (an2_carrier.h), before the link takes the carrier over.
+ * It reads no byte past the other end's proof, so the link finds the other end's HELLO in the
+ * carrier. */
+struct an2_carrier;
 struct an2_handshake;
 enum an2_handshake_state {
     AN2_HANDSHAKE_PENDING,
     AN2_HANDSHAKE_DONE,
     AN2_HANDSHAKE_FAILED,
 };
-/* Starts: sends our nonce. we_connected: whether our end called connect(). NULL only for no
- * memory (errno set; the fd is not closed then). */
-struct an2_handshake *an2_handshake_start(int fd, const struct an2_auth *auth, bool we_connected,
+/* Starts: sends our nonce. we_connected: whether our end opened the carrier (connected) or
+ * took it (accepted). NULL only for no memory (errno set; the carrier is not closed then). */
+struct an2_handshake *an2_handshake_start(struct an2_carrier *carrier,
+                                          const struct an2_auth *auth, bool we_connected,
                                           uint64_t now_ns);
-/* Reads what has come (bounded), answers, checks; call when fd is readable and at the
- * deadline. */
+/* Reads what has come (bounded), answers, checks; call when the carrier's fd is readable and
+ * at the deadline. */
 enum an2_handshake_state an2_handshake_step(struct an2_handshake *hs, uint64_t now_ns);
 uint64_t an2_handshake_deadline(const struct an2_handshake *hs);
 /* Why it failed ("" while it has not). */
 const char *an2_handshake_why(const struct an2_handshake *hs);
 /* The uid the other end's credential proves (MUNGE), or -1 (a key proves no uid). */
 long an2_handshake_peer_uid(const struct an2_handshake *hs);
-int an2_handshake_fd(const struct an2_handshake *hs);
-/* Frees the handshake; the fd stays open (the caller's, e.g. for an2_link_create). */
+struct an2_carrier *an2_handshake_carrier(const struct an2_handshake *hs);
+/* Frees the handshake; the carrier stays open (the caller's, e.g. for an2_link_create). */
 void an2_handshake_free(struct an2_handshake *hs);
 
 /* The method-specific part (an2_link_auth_munge.c, an2_link_auth.c): the proof of digest by

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "aal5_cell.h"
+#include "an2_carrier.h"
 #include "an2_credit_window.h"
 #include "an2_link.h"
 #include "an2_switch.h"
@@ -188,9 +189,9 @@ static bool ends_up(struct end *a, struct end *b, uint64_t now, uint32_t b_windo
     struct an2_port_device dev = {.receive = sink_receive, .ctx = &b->sink};
     if (!a->sw || !b->sw || an2_switch_port_attach(b->sw, 0, &dev) != 0)
         return false;
-    struct an2_link_config ca = {.fd = sv[0], .sw = a->sw, .port = 1,
+    struct an2_link_config ca = {.carrier = an2_carrier_stream(sv[0]), .sw = a->sw, .port = 1,
                                  .role = AN2_FIBER_ROLE_SWITCH, .switch_id = 1, .window = 64};
-    struct an2_link_config cb = {.fd = sv[1], .sw = b->sw, .port = 1,
+    struct an2_link_config cb = {.carrier = an2_carrier_stream(sv[1]), .sw = b->sw, .port = 1,
                                  .role = AN2_FIBER_ROLE_SWITCH, .switch_id = 2,
                                  .window = b_window, .window_start = b_start};
     a->link = an2_link_create(&ca, now);
