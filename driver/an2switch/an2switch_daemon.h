@@ -23,6 +23,7 @@ struct an2sw_pending {
 };
 
 #define MAX_LISTEN 8
+_Static_assert(8u + MAX_LISTEN <= 64u, "listening tags below the links' (EV_LISTEN, EV_LINK)");
 #define MAX_TRUNKS 16
 #define SPIN_US 0                   /* after progress, look again without yielding this long
                                      * (none: the an2d that takes what we forwarded may be
@@ -32,8 +33,8 @@ struct an2sw_pending {
 
 /* epoll data of the loop's descriptors */
 #define EV_SIGNAL 1u
-#define EV_LISTEN 2u                /* + index */
 #define EV_CONTROL 3u
+#define EV_LISTEN 8u                /* + index (< MAX_LISTEN) */
 #define EV_LINK 64u                 /* + port */
 #define EV_PENDING 4096u            /* + slot of a link authenticating */
 
