@@ -103,7 +103,10 @@ def main():
         line = '"%s" { %s }' % (name, ", ".join(sub(t) for t in f))
         calls, handlers, output = groups.setdefault(who, ([], [], []))
         if name == "output(0)":
-            output.append(line)
+            # our library's own diagnostics (the fast path's, which Debian's library has not)
+            # are no part of what the program traced: left out of the comparison
+            if "AN2 fast path: " not in line:
+                output.append(line)
         elif name == "mhf_invoke(0.0)":
             expect[who] = handler_block(HANDLER_CALLS.get(f[4], []))
             handlers.append(line)
