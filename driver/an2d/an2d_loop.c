@@ -23,13 +23,6 @@
 #define MIN_SLEEP_NS 100000u       /* the shortest sleep */
 #define TICK_NS 1000000000u        /* housekeeping period */
 
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* One pass of the controller and switch; VCs closed with cells in the switch finish once
  * those cells have moved on. True if anything moved. */
 static bool poll_hardware(struct an2d_loop *L, uint64_t now)
@@ -157,11 +150,11 @@ void an2d_loop_run(struct an2d_loop *L)
         uint64_t idle = now - last_progress;
         if (deadline != UINT64_MAX && deadline < now + L->pace_spin_ns &&
             idle < STALE_DEADLINE_NS) {
-            cpu_relax(); /* paced work is due any moment: keep the CPU, the link is on time */
+            an2_cpu_relax(); /* paced work is due any moment: keep the CPU, the link is on time */
             continue;
         }
         if (idle < L->spin_ns) {
-            cpu_relax();
+            an2_cpu_relax();
             continue;
         }
         if (idle < L->yield_ns && (deadline == UINT64_MAX || deadline < now + L->yield_ns)) {
@@ -173,9 +166,9 @@ void an2d_loop_run(struct an2d_loop *L)
              * sleeps), and a peer on this CPU would wait for us */
             if (!L->uplink && idle < L->hold_ns &&
                 otto_hosts_only_poll_on(L->otto, (uint32_t)sched_getcpu(), now))
-                cpu_relax();
+                an2_cpu_relax();
             else
-                sched_yield();
+                an2_yield_cpu(&L->yielder);
             continue;
         }
         /* Sleep: tell every portion first, then look once more (see otto_hw.h). */

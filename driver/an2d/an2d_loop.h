@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "an2_yield.h"
+
 struct otto;
 struct an2_driver;
 struct an2d_files;
@@ -36,6 +38,7 @@ struct an2d_loop {
     bool started_cpus_known;
     bool accept_paused;      /* out of descriptors: the listening socket is out of epoll */
     uint32_t clients_at_pause;
+    struct an2_yielder yielder; /* our yields, and whether they reach anybody */
 };
 
 /* Runs until SIGTERM/SIGINT, a STOP request, idle exit or the control socket's removal. */

@@ -14,13 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* The doorbell, then the kick if the controller said it sleeps (otto_hw.h's Dekker pair). */
 static void ring_doorbell(an2_ep *ep)
 {
@@ -199,7 +192,7 @@ void an2_yield(an2_ep *ep, bool rx_only)
         struct timespec nap = {.tv_sec = 0, .tv_nsec = NAP_NS};
         clock_nanosleep(CLOCK_MONOTONIC, 0, &nap, NULL);
     } else {
-        sched_yield();
+        an2_yield_cpu(&ep->yielder);
     }
 }
 
@@ -268,7 +261,7 @@ static int wait_reports(an2_ep *ep, struct an2_report *out, int max, int timeout
         if (now >= deadline)
             return 0;
         if (now - start < spin_ns) {
-            cpu_relax();
+            an2_cpu_relax();
             continue;
         }
         if (now - start < yield_ns) {

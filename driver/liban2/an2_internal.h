@@ -11,6 +11,7 @@
 #include "an2_ctl_proto.h"
 #include "an2_detail.h"
 #include "an2_sockpath.h"
+#include "an2_yield.h"
 #include "an2d_proc.h"
 #include "otto_hw.h"
 #include "otto_ring.h"
@@ -43,6 +44,7 @@ struct an2_ep {
     pid_t controller_pid;                /* an2d, to move it to our CPU (otto_hw.h); 0: never */
     uint64_t move_pulse;                 /* the pulse we last tried to move an2d on */
     uint32_t moved_to_cpu;               /* the CPU we moved it to then; UINT32_MAX: none */
+    struct an2_yielder yielder;          /* our yields, and whether they reach anybody */
 };
 
 /* Sends a request on the control socket. 0 or -errno. */
