@@ -31,7 +31,7 @@ cmake -S . -B "$build" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 echo "== comparison ($mode) -> $out"
 status=0
-bench/compare "$mode" --build "$build" --out "$out" || status=$?
+bench/compare "$mode" --apps --build "$build" --out "$out" || status=$?
 [ $status -eq 130 ] && exit 130   # interrupted: compare has already stopped what it started
 if [ -s "$out/summary.md" ]; then
   echo
