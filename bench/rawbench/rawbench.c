@@ -48,12 +48,27 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+#define RX_YIELD_S 0.002 /* a receive polls and yields this long, then sleeps in an2_wait */
+
+/* One report, for a receive: polls and yields with the hint that only a received PDU ends the
+ * wait (an2_yield), so that an an2d sharing our CPU keeps it rather than hand it to us for a
+ * transmit report and take it back; then sleeps in an2_wait. */
+static int wait_for_rx(struct side *s, struct an2_report *r)
+{
+    double give_up = now_s() + RX_YIELD_S;
+    int n;
+    while ((n = an2_poll(s->ep, r, 1)) == 0 && now_s() < give_up)
+        an2_yield(s->ep, true);
+    an2_yield_end(s->ep);
+    return n ? n : an2_wait(s->ep, r, 1, 20000);
+}
+
 /* Waits for the next received PDU, reposting its buffer; TX reports are counted. */
 static uint32_t recv_pdu(struct side *s)
 {
     for (;;) {
         struct an2_report r[16];
-        int n = an2_wait(s->ep, r, 1, 20000);
+        int n = wait_for_rx(s, r);
         if (n <= 0)
             die("waiting for a PDU", n ? n : -ETIMEDOUT);
         if (r[0].status != AN2_STATUS_OK)
