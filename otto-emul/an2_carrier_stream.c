@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -70,6 +71,7 @@ struct an2_carrier *an2_carrier_stream(int fd)
     }
     c->ops = &stream_ops;
     c->fd = fd;
+    c->write_events = EPOLLOUT;
     peer_text(fd, c->peer, sizeof c->peer);
     return c;
 }

@@ -183,17 +183,24 @@ static int read_record(struct an2_handshake *hs)
 
 enum an2_handshake_state an2_handshake_step(struct an2_handshake *hs, uint64_t now_ns)
 {
-    /* two records come in a handshake: a third pass finds nothing to do */
-    for (int records = 0; records < 3 && !hs->failed && !(hs->verified && hs->sent_proof);
-         records++) {
-        int r = read_record(hs);
-        if (r <= 0)
+    /* two records come in a handshake: a third pass finds nothing to do. The handshake is
+     * stepped only when the carrier's fd says so: it asks the carrier to wake it (arm), and
+     * reads again if something came meanwhile */
+    for (int pass = 0; pass < 2; pass++) {
+        an2_carrier_event(hs->carrier);
+        for (int records = 0; records < 3 && !hs->failed && !(hs->verified && hs->sent_proof);
+             records++) {
+            int r = read_record(hs);
+            if (r <= 0)
+                break;
+            if (hs->in[0] == AN2_FIBER_AUTH_NONCE)
+                on_nonce(hs, hs->in + AN2_FIBER_HDR);
+            else
+                on_proof(hs, hs->in + AN2_FIBER_HDR, hs->in_len - AN2_FIBER_HDR);
+            hs->in_len = 0;
+        }
+        if (hs->failed || (hs->verified && hs->sent_proof) || an2_carrier_arm(hs->carrier, false))
             break;
-        if (hs->in[0] == AN2_FIBER_AUTH_NONCE)
-            on_nonce(hs, hs->in + AN2_FIBER_HDR);
-        else
-            on_proof(hs, hs->in + AN2_FIBER_HDR, hs->in_len - AN2_FIBER_HDR);
-        hs->in_len = 0;
     }
     if (hs->failed)
         return AN2_HANDSHAKE_FAILED;

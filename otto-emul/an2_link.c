@@ -739,6 +739,12 @@ unsigned an2_link_port(const struct an2_link *l) { return l->cfg.port; }
 bool an2_link_is_up(const struct an2_link *l) { return l->hello_seen && !l->down; }
 const char *an2_link_why(const struct an2_link *l) { return l->down ? l->why : ""; }
 bool an2_link_wants_write(const struct an2_link *l) { return l->out_len > 0; }
+uint32_t an2_link_write_events(const struct an2_link *l) { return l->cfg.carrier->write_events; }
+bool an2_link_polled(const struct an2_link *l) { return l->cfg.carrier->polled; }
+bool an2_link_arm(struct an2_link *l)
+{
+    return l->down || an2_carrier_arm(l->cfg.carrier, l->out_len > 0);
+}
 
 void an2_link_info(const struct an2_link *l, struct an2_link_info *out)
 {
@@ -759,8 +765,9 @@ bool an2_link_poll(struct an2_link *l, uint64_t now_ns)
 {
     if (l->down)
         return false;
+    bool moved = l->cfg.carrier->polled && read_some(l, now_ns);
     sig_out(l); /* before credits: a CREDIT must not overtake the SETUP of its VC */
-    bool moved = credits_out(l, now_ns);
+    moved |= credits_out(l, now_ns);
     if (l->out_len)
         moved |= flush(l, now_ns);
     return moved;
@@ -770,6 +777,7 @@ bool an2_link_service(struct an2_link *l, uint64_t now_ns)
 {
     if (l->down)
         return false;
+    an2_carrier_event(l->cfg.carrier);
     read_some(l, now_ns);
     keepalive(l, now_ns);
     an2_link_poll(l, now_ns);

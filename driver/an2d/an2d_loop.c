@@ -85,7 +85,8 @@ static bool tick(struct an2d_loop *L, uint64_t now)
 }
 
 /* Handles what epoll reports, waiting up to timeout_ns (0: just look; UINT64_MAX: forever).
- * Returns -1 when an2d must stop, else the number of events. */
+ * Returns -1 when an2d must stop, else the number of events (the uplink's only if it carried
+ * traffic: a keepalive is no reason to stay awake). */
 static int handle_events(struct an2d_loop *L, uint64_t timeout_ns)
 {
     struct epoll_event ev[32];
@@ -99,6 +100,7 @@ static int handle_events(struct an2d_loop *L, uint64_t timeout_ns)
         return 0;
     }
     bool keep_going = true;
+    int quiet = 0;
     for (int i = 0; i < n; i++) {
         uint64_t tag = ev[i].data.u64;
         if (tag == AN2D_EV_LISTEN) {
@@ -111,15 +113,18 @@ static int handle_events(struct an2d_loop *L, uint64_t timeout_ns)
                 keep_going = false;
             }
         } else if (tag == AN2D_EV_UPLINK) {
+            uint64_t before = L->uplink ? an2d_uplink_traffic(L->uplink) : 0;
             if (L->uplink)
                 an2d_uplink_event(L->uplink, an2_now_ns());
+            if (!L->uplink || an2d_uplink_traffic(L->uplink) == before)
+                quiet++;
         } else if (tag >= AN2_DRIVER_EPOLL_BASE) {
             an2_driver_event(L->drv, tag - AN2_DRIVER_EPOLL_BASE, ev[i].events);
         }
     }
     if (L->accept_paused && an2_driver_clients(L->drv) < L->clients_at_pause)
         resume_accepting(L);
-    return keep_going && !an2_driver_stop_requested(L->drv) ? n : -1;
+    return keep_going && !an2_driver_stop_requested(L->drv) ? n - quiet : -1;
 }
 
 void an2d_loop_run(struct an2d_loop *L)
@@ -173,13 +178,14 @@ void an2d_loop_run(struct an2d_loop *L)
         }
         /* Sleep: tell every portion first, then look once more (see otto_hw.h). */
         otto_set_asleep(L->otto, true);
-        if (poll_hardware(L, an2_now_ns())) {
+        if ((L->uplink && !an2d_uplink_arm(L->uplink)) || poll_hardware(L, an2_now_ns())) {
             otto_set_asleep(L->otto, false);
             now = last_progress = an2_now_ns();
             continue;
         }
         deadline = otto_next_deadline(L->otto);
-        if (L->uplink && an2d_uplink_deadline(L->uplink) < deadline)
+        bool for_uplink = L->uplink && an2d_uplink_deadline(L->uplink) < deadline;
+        if (for_uplink)
             deadline = an2d_uplink_deadline(L->uplink);
         now = an2_now_ns();
         /* a deadline already past that brought no progress is stale: don't spin on it */
@@ -198,9 +204,10 @@ void an2d_loop_run(struct an2d_loop *L)
         if (events < 0 || (now >= L->next_tick && !tick(L, now)))
             return;
         next_ctl = now + L->ctl_period_ns;
-        /* woken by the tick alone: nothing to move, so back to sleep without the idle
-         * spin and yield (a stalled task or an idle an2d costs nothing) */
-        if (events > 0 || !for_tick)
+        /* woken by the tick or the uplink's keepalive alone: nothing to move, so back to
+         * sleep without the idle spin and yield (a stalled task or an idle an2d costs
+         * nothing) */
+        if (events > 0 || !(for_tick || for_uplink))
             last_progress = now;
     }
 }

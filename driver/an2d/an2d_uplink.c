@@ -39,7 +39,7 @@ static int connect_link(struct an2d_uplink *u, int timeout_ms, char *err, size_t
         return -1;
     u->connect_ns = t0;
     u->connected_ns = an2_now_ns();
-    struct an2_carrier *c = an2_carrier_stream(fd);
+    struct an2_carrier *c = an2_net_is_shm(u->spec) ? an2_carrier_shm(fd) : an2_carrier_stream(fd);
     if (!c) {
         snprintf(err, errlen, "%s: %s", u->spec, strerror(errno));
         return -1;
@@ -159,7 +159,8 @@ int an2d_uplink_start(struct an2d_uplink *u, int timeout_ms, char *err, size_t e
         if (now >= deadline)
             break;
         struct pollfd p = {.fd = an2_link_fd(u->link), .events = POLLIN};
-        poll(&p, 1, (int)((deadline - now) / 1000000u) + 1);
+        if (an2_link_arm(u->link))
+            poll(&p, 1, (int)((deadline - now) / 1000000u) + 1);
         an2_link_service(u->link, an2_now_ns());
     }
     if (!an2_link_is_up(u->link)) {
@@ -185,15 +186,25 @@ void an2d_uplink_event(struct an2d_uplink *u, uint64_t now)
     an2d_uplink_housekeeping(u, now);
 }
 
+uint64_t an2d_uplink_traffic(const struct an2d_uplink *u)
+{
+    if (!u->link)
+        return 0;
+    struct an2_link_info li;
+    an2_link_info(u->link, &li);
+    return li.cells_in + li.cells_out + li.sig_in + li.sig_out;
+}
+
 bool an2d_uplink_poll(struct an2d_uplink *u, uint64_t now)
 {
     if (!u->link)
         return false;
-    bool moved = false;
-    if (now < u->active_ns || now - u->active_ns < HOT_NS) /* (stamped with a later clock) */
+    uint64_t before = an2d_uplink_traffic(u);
+    /* (stamped with a later clock); a link in shared memory is read by an2_link_poll */
+    if (!an2_link_polled(u->link) && (now < u->active_ns || now - u->active_ns < HOT_NS))
         an2_link_service(u->link, now);
-    moved |= an2_link_poll(u->link, now);
-    return moved;
+    an2_link_poll(u->link, now);
+    return an2d_uplink_traffic(u) != before;
 }
 
 void an2d_uplink_housekeeping(struct an2d_uplink *u, uint64_t now)
@@ -235,11 +246,16 @@ void an2d_uplink_housekeeping(struct an2d_uplink *u, uint64_t now)
     window_update(u);
     bool want = an2_link_wants_write(u->link);
     if (want != u->writing) {
-        struct epoll_event ev = {.events = EPOLLIN | (want ? EPOLLOUT : 0u),
+        struct epoll_event ev = {.events = EPOLLIN | (want ? an2_link_write_events(u->link) : 0u),
                                  .data.u64 = u->epoll_tag};
         epoll_ctl(u->epoll_fd, EPOLL_CTL_MOD, an2_link_fd(u->link), &ev);
         u->writing = want;
     }
+}
+
+bool an2d_uplink_arm(struct an2d_uplink *u)
+{
+    return !u->link || an2_link_arm(u->link);
 }
 
 uint64_t an2d_uplink_deadline(const struct an2d_uplink *u)

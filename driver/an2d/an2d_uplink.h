@@ -47,6 +47,12 @@ bool an2d_uplink_poll(struct an2d_uplink *u, uint64_t now_ns);
 /* Keepalive, loss (the driver is told) and reconnecting once a second; call when its
  * deadline comes and after events. */
 void an2d_uplink_housekeeping(struct an2d_uplink *u, uint64_t now_ns);
+/* The loop is about to sleep: a link in shared memory asks to be woken. False if something
+ * waits already (do not sleep). */
+bool an2d_uplink_arm(struct an2d_uplink *u);
+/* Cells and signalling messages through the uplink so far: what counts as traffic (keepalives
+ * and credit refreshes do not keep an2d awake). */
+uint64_t an2d_uplink_traffic(const struct an2d_uplink *u);
 uint64_t an2d_uplink_deadline(const struct an2d_uplink *u);
 void an2d_uplink_stop(struct an2d_uplink *u);
 

@@ -79,6 +79,11 @@ void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
         } else {
             timeout_ms = deadline == UINT64_MAX ? 1000
                          : (int)((deadline - now + 999999) / 1000000);
+            /* links in shared memory are woken only if they asked; one with something
+             * waiting already keeps us awake */
+            for (unsigned p = 0; p < st->s.nports && timeout_ms; p++)
+                if (st->s.links[p] && !an2_link_arm(st->s.links[p]))
+                    timeout_ms = 0;
         }
         if (timeout_ms > 1000)
             timeout_ms = 1000;
@@ -133,7 +138,8 @@ void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
                 an2sw_window_update(st, p);
             bool want = an2_link_wants_write(l);
             if (want != st->writing[p]) {
-                struct epoll_event e = {.events = EPOLLIN | (want ? EPOLLOUT : 0u),
+                struct epoll_event e = {.events = EPOLLIN |
+                                                  (want ? an2_link_write_events(l) : 0u),
                                         .data.u64 = EV_LINK + p};
                 epoll_ctl(st->epfd, EPOLL_CTL_MOD, an2_link_fd(l), &e);
                 st->writing[p] = want;

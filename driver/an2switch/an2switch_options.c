@@ -14,9 +14,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: an2switch [options]   a standalone AN2 switch joining hosts' an2d and other\n"
-            "                             switches by links over TCP (or Unix sockets)\n"
+            "                             switches by links over TCP, Unix sockets or shared\n"
+            "                             memory\n"
             "  -l, --listen ADDR      accept links at ADDR: HOST:PORT, [IPv6]:PORT, :PORT (all\n"
-            "                         addresses) or unix:PATH; repeatable\n"
+            "                         addresses), unix:PATH, or shm:PATH (links of this\n"
+            "                         machine in shared memory); repeatable\n"
             "  -t, --trunk ADDR       keep a trunk to the switch at ADDR (retried every second)\n"
             "  -a, --auth SPEC        how every link proves itself, both ways, before HELLO:\n"
             "                         key:FILE (a key file the fabric's daemons share, mode\n"

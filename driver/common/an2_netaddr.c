@@ -1,4 +1,5 @@
-/* an2_netaddr.c — listening on and connecting to link addresses (TCP or a Unix socket). */
+/* an2_netaddr.c — listening on and connecting to link addresses (TCP, or a Unix socket, for
+ * the stream carrier or the shared-memory one). */
 #include "an2_netaddr.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -22,11 +24,13 @@ struct parsed {
     struct sockaddr_un sun;
 };
 
+bool an2_net_is_shm(const char *spec) { return !strncmp(spec, "shm:", 4); }
+
 static int parse(const char *spec, struct parsed *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
-    if (!strncmp(spec, "unix:", 5)) {
-        const char *path = spec + 5;
+    if (!strncmp(spec, "unix:", 5) || an2_net_is_shm(spec)) {
+        const char *path = spec + (spec[0] == 'u' ? 5 : 4);
         if (!*path || strlen(path) >= sizeof p->sun.sun_path) {
             snprintf(err, errlen, "%s: empty or too long a socket path", spec);
             return -1;
@@ -48,7 +52,8 @@ static int parse(const char *spec, struct parsed *p, char *err, size_t errlen)
     } else {
         colon = strrchr(spec, ':');
         if (!colon || (size_t)(colon - spec) >= sizeof p->host || strchr(spec, ':') != colon) {
-            snprintf(err, errlen, "%s: not HOST:PORT, [IPv6]:PORT or unix:PATH", spec);
+            snprintf(err, errlen, "%s: not HOST:PORT, [IPv6]:PORT, unix:PATH or shm:PATH",
+                     spec);
             return -1;
         }
         memcpy(p->host, spec, (size_t)(colon - spec));
@@ -79,6 +84,21 @@ static bool unix_peer_ok(int fd)
            (cr.uid == getuid() || cr.uid == 0);
 }
 
+/* A socket at the path that nobody listens on any more (its daemon was killed): removed, so
+ * that a daemon restarted at the same address can listen there. Only a socket of our uid. */
+static bool unix_stale(const struct sockaddr_un *sun)
+{
+    struct stat st;
+    if (lstat(sun->sun_path, &st) != 0 || !S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+        return false;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool stale = fd >= 0 && connect(fd, (const struct sockaddr *)sun, sizeof *sun) != 0 &&
+                 errno == ECONNREFUSED;
+    if (fd >= 0)
+        close(fd);
+    return stale && unlink(sun->sun_path) == 0;
+}
+
 int an2_net_listen(const char *spec, char *err, size_t errlen)
 {
     struct parsed p;
@@ -86,7 +106,10 @@ int an2_net_listen(const char *spec, char *err, size_t errlen)
         return -1;
     if (p.is_unix) {
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0 || bind(fd, (struct sockaddr *)&p.sun, sizeof p.sun) || listen(fd, 64)) {
+        int rc = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&p.sun, sizeof p.sun);
+        if (rc != 0 && fd >= 0 && errno == EADDRINUSE && unix_stale(&p.sun))
+            rc = bind(fd, (struct sockaddr *)&p.sun, sizeof p.sun);
+        if (fd < 0 || rc != 0 || listen(fd, 64)) {
             snprintf(err, errlen, "%s: %s", spec, strerror(errno));
             if (fd >= 0)
                 close(fd);

@@ -1,12 +1,19 @@
 /* an2_netaddr.h — the addresses links run over: "HOST:PORT", "[IPv6]:PORT" (TCP, names
- * resolved with getaddrinfo) or "unix:PATH" (one machine); listening and connecting. */
+ * resolved with getaddrinfo), "unix:PATH" (one machine) or "shm:PATH" (one machine, the link's
+ * bytes in shared memory: a Unix socket at PATH hands the memory over, then carries only
+ * wake-ups); listening and connecting. */
 #ifndef AN2_NETADDR_H
 #define AN2_NETADDR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+/* Whether spec is a shm:PATH address: its sockets carry the shared-memory carrier. */
+bool an2_net_is_shm(const char *spec);
+
 /* A listening socket (non-blocking, close-on-exec) for spec. fd, or -1 with the reason in
- * err. A Unix path must not exist yet. */
+ * err. A Unix path must not exist yet, or be a socket of
+ * our uid that nobody listens on any more (a killed daemon's: it is removed). */
 int an2_net_listen(const char *spec, char *err, size_t errlen);
 /* A connected stream socket (non-blocking, TCP_NODELAY) to spec, waiting at most timeout_ms.
  * For a Unix socket the server must run as our uid or root (SO_PEERCRED). fd, or -1 with

@@ -6,11 +6,16 @@
  * Carriers:
  *   stream   a connected stream socket (TCP between hosts, a Unix socket on one machine):
  *            an2_carrier_stream().
+ *   shm      two processes of one machine: a ring of shared memory per direction, handed over
+ *            on a Unix socket that is left for wake-ups and the end (an2_carrier_shm.c):
+ *            an2_carrier_shm().
  */
 #ifndef AN2_CARRIER_H
 #define AN2_CARRIER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct an2_carrier;
@@ -29,6 +34,13 @@ struct an2_carrier_ops {
     /* Ends the carrier (the other end sees its end after the bytes already taken) and frees
      * it. */
     void (*close)(struct an2_carrier *c);
+    /* Optional. Its fd was readable, or a deadline came: the carrier takes what its fd holds
+     * (wake-ups, its end), bounded; what it means shows in read and write. */
+    void (*event)(struct an2_carrier *c);
+    /* Optional. The owner is about to sleep until the fd is readable: the carrier asks the
+     * other end to wake it when bytes come, or (want_room: output waits) when room comes.
+     * False if it need not sleep (bytes wait, room came, an error or the end). */
+    bool (*arm)(struct an2_carrier *c, bool want_room);
 };
 
 struct an2_carrier {
@@ -38,6 +50,11 @@ struct an2_carrier {
     int fd;
     /* Who is at the other end, for logs ("10.0.0.2:40102", "a local socket"). */
     char peer[64];
+    /* Whether read may find bytes when the fd did not say so, at no system call: the owner
+     * then reads on every pass while it is awake, and arms before it sleeps. */
+    bool polled;
+    /* The poll events (EPOLLIN/EPOLLOUT bits) that say write has room again. */
+    uint32_t write_events;
 };
 
 static inline ssize_t an2_carrier_write(struct an2_carrier *c, const void *buf, size_t len)
@@ -53,9 +70,23 @@ static inline void an2_carrier_close(struct an2_carrier *c)
     if (c)
         c->ops->close(c);
 }
+static inline void an2_carrier_event(struct an2_carrier *c)
+{
+    if (c->ops->event)
+        c->ops->event(c);
+}
+static inline bool an2_carrier_arm(struct an2_carrier *c, bool want_room)
+{
+    return c->ops->arm ? c->ops->arm(c, want_room) : true;
+}
 
 /* The stream carrier on a connected, non-blocking stream socket fd, which it owns from now
  * on. NULL with errno set (the fd is closed then too). */
 struct an2_carrier *an2_carrier_stream(int fd);
+/* The shared-memory carrier on a connected, non-blocking Unix stream socket fd (whose peer's
+ * credentials the caller has checked), which it owns from now on: it makes our ring and sends
+ * it; the other end's comes with its first event. NULL with errno set (the fd is closed then
+ * too). */
+struct an2_carrier *an2_carrier_shm(int fd);
 
 #endif

@@ -74,8 +74,17 @@ bool an2_link_service(struct an2_link *link, uint64_t now_ns);
 /* The cheap part, for every pass of a busy loop: credit updates and output. True if it
  * moved anything. */
 bool an2_link_poll(struct an2_link *link, uint64_t now_ns);
-/* Whether output waits for the carrier (watch its fd for writability). */
+/* Whether output waits for the carrier: then watch its fd for an2_link_write_events (the
+ * epoll bits that say the carrier has room). */
 bool an2_link_wants_write(const struct an2_link *link);
+uint32_t an2_link_write_events(const struct an2_link *link);
+/* Whether an2_link_poll also reads (a carrier in shared memory: reading costs no system call,
+ * and its fd is readable only when the other end wakes us). Such a link must be armed before
+ * its owner sleeps. */
+bool an2_link_polled(const struct an2_link *link);
+/* The owner is about to sleep until the link's fd is readable or a deadline: the carrier asks
+ * the other end for a wake-up. False if it must not sleep (something waits already). */
+bool an2_link_arm(struct an2_link *link);
 uint64_t an2_link_next_deadline(const struct an2_link *link);
 
 /* A VC set up on this link (both directions on vci, VPI 0): counters start at 0; cells may

@@ -1,8 +1,15 @@
 # fabric_hosts_lib.sh — sourced by the fabric-hosts tests: emulated hosts (scripts/hosts.sh),
-# an2switch processes and an an2d per host attached to a switch over TCP; everything is
-# stopped and removed at the end, also on failure or timeout.
-#   fh_switch NAME HOST [an2switch options]   a switch listening on HOST's port 7000
+# an2switch processes and an an2d per host attached to a switch over TCP, or with
+# AN2_FH_CARRIER=shm in shared memory; everything is stopped and removed at the end, also on
+# failure or timeout.
+#   fh_switch NAME HOST [an2switch options]   a switch listening on HOST's port 7000 (and, with
+#                                             AN2_FH_CARRIER=shm, on shm:$T/link-HOST.sock)
 #   fh_an2d HOST SWITCH_ADDR [an2d options]   HOST's an2d (daemon), attached to the switch
+#   fh_addr ADDR                              the link address daemons use for ADDR: with
+#                                             AN2_FH_CARRIER=shm, NAME:7000 becomes
+#                                             shm:$T/link-NAME.sock (the hosts share this
+#                                             machine); other addresses stay. Peers that speak
+#                                             the protocol themselves (link_peer.py) use TCP.
 #   fh_sock HOST                              HOST's an2d control socket
 #   fh_in HOST CMD...                         runs CMD inside HOST's namespace
 #   fh_up HOST...                             makes the hosts (scripts/hosts.sh)
@@ -54,23 +61,40 @@ trap fh_on_exit EXIT
 source "$FH_SRC/scripts/hosts.sh"
 export HOSTS_LIMIT=${HOSTS_LIMIT:-100}
 
+FH_CARRIER=${AN2_FH_CARRIER:-stream}
+[[ $FH_CARRIER == stream || $FH_CARRIER == shm ]] || fail "AN2_FH_CARRIER: stream or shm"
+echo "links between daemons: carrier $FH_CARRIER"
+
 fh_in() { local h=$1; shift; hosts_exec "$h" "$@"; }
+fh_addr() {
+    if [[ $FH_CARRIER == shm && $1 =~ ^([a-z][a-z0-9-]*):7000$ ]]; then
+        echo "shm:$T/link-${BASH_REMATCH[1]}.sock"
+    else
+        echo "$1"
+    fi
+}
 fh_sock() { echo "$T/$1/an2d.sock"; }
 
 # fh_switch NAME HOST [options]: an2switch NAME in HOST's namespace, listening on port 7000
 fh_switch() {
-    local name=$1 host=$2
+    local name=$1 host=$2 args=()
     shift 2
     FH_SWITCHES+=("$name")
+    [[ $FH_CARRIER == shm ]] && args+=(--listen "shm:$T/link-$host.sock")
+    while (($#)); do
+        if [[ $1 == --trunk ]]; then args+=(--trunk "$(fh_addr "$2")"); shift 2
+        else args+=("$1"); shift; fi
+    done
     hosts_exec "$host" "$BIN/an2switch" --listen :7000 --pid-file "$T/$name.pid" \
-        --log-file "$T/$name.log" --control "$T/$name.ctl" "$@" </dev/null >>"$T/$name.log" 2>&1 &
+        --log-file "$T/$name.log" --control "$T/$name.ctl" "${args[@]}" </dev/null >>"$T/$name.log" 2>&1 &
     hosts_wait_for 300 test -S "$T/$name.ctl" && return 0
     fail "switch $name did not start"
 }
 
 # fh_an2d HOST SWITCH_ADDR [options]: HOST's an2d, attached (it returns once the switch said HELLO)
 fh_an2d() {
-    local host=$1 sw=$2
+    local host=$1 sw
+    sw=$(fh_addr "$2")
     shift 2
     FH_HOSTS+=("$host")
     hosts_exec "$host" "$BIN/an2d" -d --socket "$T/$host/an2d.sock" --switch "$sw" \

@@ -81,16 +81,21 @@ fh_switch s1 sw
 uplinks_up alpha beta gamma delta
 exchange gamma delta
 
-# 2. beta's link is cut: silence past the keepalive (3 x 200 ms) at both ends
-bystander_start
-gone_start
-hosts_link_down beta
-t0=$(($(now_ms) + 600))
-gone_check "beta's link cut" "$t0"
-exchange gamma delta
-bystander_check "beta's link cut"
-hosts_link_up beta
-uplinks_up beta
+# 2. beta's link is cut: silence past the keepalive (3 x 200 ms) at both ends. A link in shared
+# memory runs over no interface: there is nothing to cut.
+if [[ $FH_CARRIER == shm ]]; then
+    echo "beta's link cut: not run: a link in shared memory has no interface to take down"
+else
+    bystander_start
+    gone_start
+    hosts_link_down beta
+    t0=$(($(now_ms) + 600))
+    gone_check "beta's link cut" "$t0"
+    exchange gamma delta
+    bystander_check "beta's link cut"
+    hosts_link_up beta
+    uplinks_up beta
+fi
 
 # 3. beta's an2d is killed: its connection to the switch resets
 bystander_start
