@@ -136,7 +136,7 @@ static int fake_ring(bool seal, off_t size, uint64_t produced)
         r->magic = AN2_SHM_RING_MAGIC;
         r->version = AN2_SHM_RING_VERSION;
         r->data_bytes = AN2_SHM_RING_DATA;
-        atomic_store(&r->produced, produced);
+        atomic_store(&r->produced, produced); /* seq_cst; nobody else maps it yet */
     }
     munmap(r, sizeof *r);
     if (seal)
