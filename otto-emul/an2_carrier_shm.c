@@ -59,9 +59,12 @@ static int64_t waiting(const struct shm_carrier *s)
     return n > AN2_SHM_RING_DATA ? -1 : (int64_t)n;
 }
 
-/* Bytes moved: the owner is awake, and wants no more wake-ups. Relaxed: a wake-up the other
- * end sends anyway, or skips because it already saw this, changes nothing (the owner arms
- * again before it sleeps). */
+/* The owner looks at its socket, so it is awake and wants no more wake-ups until it arms
+ * again. Only here, never on a read or a write: an owner that arms, then moves bytes while it
+ * looks once more before sleeping (an an2d that flushes a credit it owed), would otherwise
+ * sleep with its flag down and never be woken. Relaxed: a wake-up the other end sends anyway,
+ * or skips because it already saw this, changes nothing (the owner arms again before it
+ * sleeps). */
 static void awake(struct shm_carrier *s)
 {
     if (s->asleep) {
@@ -92,7 +95,6 @@ static ssize_t shm_write(struct an2_carrier *c, const void *buf, size_t len)
         return -1;
     }
     size_t n = len < room ? len : room;
-    awake(s);
     size_t at = (size_t)(s->produced & (AN2_SHM_RING_DATA - 1));
     size_t first = n < AN2_SHM_RING_DATA - at ? n : AN2_SHM_RING_DATA - at;
     memcpy(s->mine->data + at, buf, first);
@@ -123,7 +125,6 @@ static ssize_t shm_read(struct an2_carrier *c, void *buf, size_t cap)
         errno = EAGAIN;
         return -1;
     }
-    awake(s);
     size_t n = (size_t)avail < cap ? (size_t)avail : cap;
     size_t at = (size_t)(s->consumed & (AN2_SHM_RING_DATA - 1));
     size_t first = n < AN2_SHM_RING_DATA - at ? n : AN2_SHM_RING_DATA - at;
@@ -164,6 +165,7 @@ static int attach(struct shm_carrier *s, int fd)
 static void shm_event(struct an2_carrier *c)
 {
     struct shm_carrier *s = of(c);
+    awake(s);
     for (int i = 0; i < KICKS_PER_EVENT && !s->error && !s->ended; i++) {
         char buf[64];
         union {

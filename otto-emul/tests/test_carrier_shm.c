@@ -99,6 +99,15 @@ static void wake_ups_and_end(void)
     CHECK(an2_carrier_read(b, buf, sizeof buf) == 100, "b reads the 100 bytes");
     CHECK(an2_carrier_write(a, buf, 10) == 10 && !readable(b->fd), "awake: no wake-up");
     CHECK(an2_carrier_read(b, buf, sizeof buf) == 10, "b reads");
+    /* an end that arms, then writes while it looks once more before sleeping (a credit it
+     * owed), still gets its wake-up */
+    CHECK(an2_carrier_arm(b, false), "b may sleep again");
+    CHECK(an2_carrier_write(b, buf, 10) == 10, "b, armed, writes");
+    CHECK(an2_carrier_write(a, buf, 10) == 10 && readable(b->fd), "b, asleep, is woken");
+    an2_carrier_event(b);
+    CHECK(!readable(b->fd), "the wake-up is taken");
+    CHECK(an2_carrier_read(b, buf, sizeof buf) == 10, "b reads");
+    CHECK(an2_carrier_read(a, buf, sizeof buf) == 10, "a reads");
     /* a fills the ring, then sleeps for room */
     size_t filled = 0;
     ssize_t n;
