@@ -3,6 +3,7 @@
 # (scripts/hosts.sh), an an2switch or several, an an2d per host, Debian's stock pvmd on every host.
 #
 #   scripts/cluster.sh up N [--rate RATE] [--switches K] [--ep DIRS] [--ber BER] [--in-session]
+#                           [--carrier shm|tcp]
 #   scripts/cluster.sh exec HOST [--] CMD...   run CMD on HOST (its namespace, its PVM environment)
 #   scripts/cluster.sh env HOST                print HOST's environment as `export VAR=...` lines
 #   scripts/cluster.sh status                  hosts, addresses, switches, pvmd and an2d state
@@ -11,11 +12,13 @@
 #
 # up N makes hosts h1..hN and switch hosts sw1..swK (K = --switches, default 1, at most N and 8),
 # each a network namespace whose /etc/hosts lists every host (IPv4 first for PVM). Switch swK
-# runs `an2switch --listen :7000 --id K --auth key:STATE/link.key`; with K > 1 the hosts are split into K consecutive
+# runs `an2switch --listen shm:STATE/swK/link --listen :7000 --id K --auth key:STATE/link.key`;
+# the daemons' links go over the shared-memory carrier (all the hosts share this machine), or
+# with --carrier tcp over TCP to port 7000 on the veths; with K > 1 the hosts are split into K consecutive
 # groups (h1.. on sw1, the last ones on swK) and every switch keeps a trunk to each switch with
 # a lower id (docs/fabric.md: how switches route). Each host hI gets:
 #   - its own PVM_TMP, STATE/hI/tmp (mode 0700): two pvmds never share one;
-#   - its an2d, started by up: an2d -d --socket $PVM_TMP/an2d.sock --switch swK:7000
+#   - its an2d, started by up: an2d -d --socket $PVM_TMP/an2d.sock --switch SWITCH
 #     --auth key:STATE/link.key --log-file STATE/hI/an2d.log [--rate RATE], attached before up
 #     goes on;
 #   - the PVM environment below, which its pvmd hands to every task it spawns there.
@@ -29,7 +32,8 @@
 #
 # A host's environment (exec, env, its pvmd, and so the tasks that pvmd spawns there):
 #   PVM_ROOT=/usr/lib/pvm3  PVM_TMP=STATE/hI/tmp  PVM_VMID=an2c<id>  PVM_ALLOW_ROOT=1
-#   PVM_RSH=STATE/rsh  AN2_SOCKET=$PVM_TMP/an2d.sock  AN2_SWITCH=swK:7000
+#   PVM_RSH=STATE/rsh  AN2_SOCKET=$PVM_TMP/an2d.sock  AN2_SWITCH=SWITCH (shm:STATE/swK/link,
+#   or swK:7000 with --carrier tcp)
 #   AN2D_PATH=STATE/hI/an2d (a wrapper: build/bin/an2d with the cluster's --rate and log)
 #   AN2_CLUSTER=STATE  AN2_CLUSTER_STATE=STATE  AN2_CLUSTER_HOST=hI  PATH=BUILD/bin:...
 # Why an an2d started by up rather than one a task autostarts: a task's an2d comes with
@@ -98,7 +102,7 @@ die() {
     exit 1
 }
 usage() {
-    sed -n '5,10p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+    sed -n '5,11p' "$SELF" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -158,6 +162,11 @@ switch_of() {
     local i=${1#h}
     echo "sw$(((i - 1) * CONF[switches] / CONF[n] + 1))"
 }
+# link_addr swK: where an an2d or another switch reaches switch swK's links with the cluster's
+# carrier (a config without one is a cluster of before carriers: TCP)
+link_addr() {
+    if [[ ${CONF[carrier]:-tcp} == shm ]]; then echo "shm:$S/$1/link"; else echo "$1:$PORT"; fi
+}
 
 # host_env HOST: HOST's environment, NAME=VALUE a line
 host_env() {
@@ -168,7 +177,7 @@ host_env() {
     tmp=$S/$h/tmp
     printf '%s\n' "PVM_ROOT=$PVM_ROOT_DIR" "PVM_TMP=$tmp" "PVM_VMID=${CONF[vmid]}" \
         "PVM_ALLOW_ROOT=1" "PVM_RSH=$S/rsh" "AN2_SOCKET=$tmp/an2d.sock" \
-        "AN2_SWITCH=$(switch_of "$h"):$PORT" "AN2D_PATH=$S/$h/an2d"
+        "AN2_SWITCH=$(link_addr "$(switch_of "$h")")" "AN2D_PATH=$S/$h/an2d"
 }
 
 # std_path: the caller's PATH without our build's bin (it goes first), or a default one
@@ -245,7 +254,7 @@ all_hosts_in() { [[ -n $(pvmd_pids h1) && $(conf_hosts) == "${CONF[n]}" ]]; }
 an2switch_up() { [[ -S $S/$1/ctl ]]; }
 
 cmd_up() {
-    local n='' k=1 rate='' ep='' ber='' in_session=0 a
+    local n='' k=1 rate='' ep='' ber='' carrier=shm in_session=0 a
     while (($#)); do
         case $1 in
             --in-session) in_session=1; shift ;;
@@ -256,6 +265,8 @@ cmd_up() {
             --switches) k=${2:?--switches K}; shift 2 ;;
             --switches=*) k=${1#*=}; shift ;;
             --ep) ep=${2:?--ep DIRS}; shift 2 ;;
+            --carrier) carrier=${2:?--carrier shm|tcp}; shift 2 ;;
+            --carrier=*) carrier=${1#*=}; shift ;;
             --ep=*) ep=${1#*=}; shift ;;
             -*) usage ;;
             *) [[ -z $n ]] || usage; n=$1; shift ;;
@@ -265,6 +276,10 @@ cmd_up() {
     [[ $k =~ ^[1-8]$ && $k -le $n ]] || die "--switches K: 1 to 8, and at most N"
     [[ $rate =~ ^[A-Za-z0-9:=,._+-]*$ ]] || die "--rate $rate: oc3, oc12 or linux-atm QoS text"
     [[ $ep =~ ^[^[:space:]]*$ ]] || die "--ep: no blanks"
+    [[ $carrier == shm || $carrier == tcp ]] || die "--carrier $carrier: shm or tcp"
+    # a Unix socket's path holds at most 107 bytes
+    [[ $carrier == tcp || ${#S} -le 90 ]] ||
+        die "--carrier shm: the state directory's path is too long for a Unix socket in it (${#S} bytes, at most 90): a shorter AN2_CLUSTER_STATE, or --carrier tcp"
     [[ -z $ber || $ber =~ ^[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?$ ]] || die "--ber $ber: a probability, e.g. 1e-7"
     [[ $(id -u) == 0 ]] || die "needs root (network namespaces)"
     check_state_path
@@ -284,7 +299,7 @@ cmd_up() {
         # --in-session: job control gives the inner run a process group of its own, in our session
         ((in_session)) && { detach=(); set -m; }
         _AN2_CLUSTER_INNER=$S "${detach[@]}" bash "$SELF" up "$n" --switches "$k" \
-            ${rate:+--rate "$rate"} ${ep:+--ep "$ep"} ${ber:+--ber "$ber"} &
+            --carrier "$carrier" ${rate:+--rate "$rate"} ${ep:+--ep "$ep"} ${ber:+--ber "$ber"} &
         pid=$!
         set +m
         trap 'kill -TERM "$pid" 2>/dev/null' INT TERM HUP
@@ -296,7 +311,7 @@ cmd_up() {
         exit "$rc"
     fi
     unset _AN2_CLUSTER_INNER
-    up_inner "$n" "$k" "$rate" "$ep" "$build" "$ber"
+    up_inner "$n" "$k" "$rate" "$ep" "$build" "$ber" "$carrier"
 }
 
 UP_STARTED=0
@@ -311,7 +326,7 @@ up_failed() {
 }
 
 up_inner() {
-    local n=$1 k=$2 rate=$3 ep=$4 build=$5 ber=$6 i h sw tmp vmid shape='' hostfile a
+    local n=$1 k=$2 rate=$3 ep=$4 build=$5 ber=$6 carrier=$7 i h sw tmp vmid shape='' hostfile a
     local -a names=() args
     # a cluster that is up, or the remains of one: refuse (mkdir is the claim)
     mkdir -m 0700 "$S" 2>/dev/null || die "$S exists: a cluster is up (or a crashed one is left): scripts/cluster.sh down first"
@@ -326,7 +341,7 @@ up_inner() {
     for ((i = 1; i <= k; i++)); do names+=("sw$i"); done
     vmid=an2c$$
     [[ -z $ep ]] && ep=$build/bin:$build/examples/an2:$PVM_ROOT_DIR/lib:/usr/bin
-    CONF=([n]=$n [switches]=$k [rate]=$rate [build]=$build [vmid]=$vmid [ep]=$ep)
+    CONF=([n]=$n [switches]=$k [rate]=$rate [build]=$build [vmid]=$vmid [ep]=$ep [carrier]=$carrier)
     case $rate in
         oc3) shape=149.76mbit ;;
         oc12) shape=599.04mbit ;;
@@ -365,7 +380,7 @@ exec $(printf %q "$build/bin/an2d") $(printf '%q ' "${args[@]}")\"\$@\"
     write_file 0600 "$S/hostfile" "$hostfile"
     for ((i = 1; i <= k; i++)); do mkdir -m 0700 "$S/sw$i"; done
     {
-        for a in n switches rate build vmid ep hosts_state; do printf '%s=%s\n' "$a" "${CONF[$a]}"; done
+        for a in n switches rate build vmid ep carrier hosts_state; do printf '%s=%s\n' "$a" "${CONF[$a]}"; done
         printf 'hosts=%s\n' "${names[*]}"
         printf 'created=%s\n' "$(date -u +%FT%TZ)"
     } >"$S/config.tmp"
@@ -377,7 +392,8 @@ exec $(printf %q "$build/bin/an2d") $(printf '%q ' "${args[@]}")\"\$@\"
         sw=sw$i
         args=(--listen ":$PORT" --id "$i" --control "$S/$sw/ctl" --pid-file "$S/$sw/pid"
             --log-file "$S/$sw/log" --auth "key:$S/link.key")
-        for ((a = 1; a < i; a++)); do args+=(--trunk "sw$a:$PORT"); done
+        [[ $carrier == shm ]] && args+=(--listen "shm:$S/$sw/link")
+        for ((a = 1; a < i; a++)); do args+=(--trunk "$(link_addr "sw$a")"); done
         [[ -n $rate ]] && args+=(--rate "$rate")
         [[ -n $ber ]] && args+=(--ber "$ber")
         (run_in "$sw" 1 "$build/bin/an2switch" "${args[@]}") </dev/null >"$S/$sw/out" 2>&1 &
@@ -391,7 +407,7 @@ exec $(printf %q "$build/bin/an2d") $(printf '%q ' "${args[@]}")\"\$@\"
     # an an2d per host, attached to its switch (an2d -d returns once the switch said HELLO)
     for ((i = 1; i <= n; i++)); do
         h=h$i
-        (run_in "$h" 1 "$S/$h/an2d" -d --socket "$S/$h/tmp/an2d.sock" --switch "$(switch_of "$h"):$PORT") \
+        (run_in "$h" 1 "$S/$h/an2d" -d --socket "$S/$h/tmp/an2d.sock" --switch "$(link_addr "$(switch_of "$h")")") \
             </dev/null >"$S/$h/an2d.out" 2>&1 ||
             die "an2d on $h did not start: $(tail -n 5 "$S/$h/an2d.out" "$S/$h/an2d.log" 2>/dev/null)"
     done
@@ -450,9 +466,9 @@ cmd_rsh() {
 cmd_status() {
     local h line pids p addr up state
     [[ -n ${CONF[hosts]:-} ]] || need_cluster
-    printf 'cluster %s: %s hosts, %s switch(es), rate %s, PVM_VMID %s, hosts %s (%s)\n' "$S" \
-        "${CONF[n]}" "${CONF[switches]}" "${CONF[rate]:-unpaced}" "${CONF[vmid]}" "${HOSTS_NET4:-?}" \
-        "${HOSTS_PREFIX:-?}"
+    printf 'cluster %s: %s hosts, %s switch(es), links over %s, rate %s, PVM_VMID %s, hosts %s (%s)\n' \
+        "$S" "${CONF[n]}" "${CONF[switches]}" "${CONF[carrier]:-tcp}" "${CONF[rate]:-unpaced}" \
+        "${CONF[vmid]}" "${HOSTS_NET4:-?}" "${HOSTS_PREFIX:-?}"
     printf '%-5s %-13s %-6s %-22s %s\n' host address switch pvmd an2d
     for h in ${CONF[hosts]}; do
         if is_switch_host "$h"; then

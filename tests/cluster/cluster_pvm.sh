@@ -65,7 +65,7 @@ ok "exec runs on each host with its own PVM_TMP and AN2_SOCKET; status shows pvm
 } | PVM_EXPORT=AN2_SOCKET:PVM_TMP:CLUSTER_TEST AN2_SOCKET=/nowhere CLUSTER_TEST=exported \
     timeout 60 bash "$CL" exec h1 -- stdbuf -oL pvm >"$T/env.out" 2>&1 || :
 grep -q 'EOF' "$T/env.out" || fail "the console never saw the task on h3 end (EOF): $(cat "$T/env.out")"
-for want in "PVM_TMP=$S/h3/tmp" "AN2_SOCKET=$S/h3/tmp/an2d.sock" "AN2_SWITCH=sw1:7000" \
+for want in "PVM_TMP=$S/h3/tmp" "AN2_SOCKET=$S/h3/tmp/an2d.sock" "AN2_SWITCH=shm:$S/sw1/link" \
     "PVMSOCK=$S/h3/tmp/pvmtmp" "AN2_CLUSTER_HOST=h3" "CLUSTER_TEST=exported"; do
     grep -q "\[[0-9]*:tc[0-9a-f]*\] $want" "$T/env.out" || fail "the task on h3 lacks $want: $(cat "$T/env.out")"
 done
