@@ -1,7 +1,7 @@
 /* an2_yield.h — yielding the CPU while polling shared memory, without paying for yields that
  * reach nobody. A waiter that polls yields so that a party sharing its CPU (an2d, the peer
- * task) can run. A yield that comes back about as fast as the fastest yet seen switched to
- * nobody: no one else is runnable on this CPU (or in our scheduling group), and yielding again
+ * task) can run. A yield that comes back within a few bare system calls switched to nobody:
+ * no one else is runnable on this CPU (or in our scheduling group), and yielding again
  * at once would buy one more system call (over a microsecond on some machines) and a later
  * look. So for a short window after such a yield the waiter only pauses between looks; then
  * it yields again, which lets a party that became runnable meanwhile have the CPU. Both the
