@@ -751,6 +751,11 @@ void an2_link_info(const struct an2_link *l, struct an2_link_info *out)
     *out = l->info;
 }
 
+uint64_t an2_link_traffic(const struct an2_link *l)
+{
+    return l->info.cells_in + l->info.cells_out + l->info.sig_in + l->info.sig_out;
+}
+
 int an2_link_set_window(struct an2_link *l, uint32_t cells)
 {
     if (cells <= l->info.window || cells > l->cfg.window)

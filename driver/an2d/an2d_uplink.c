@@ -188,11 +188,7 @@ void an2d_uplink_event(struct an2d_uplink *u, uint64_t now)
 
 uint64_t an2d_uplink_traffic(const struct an2d_uplink *u)
 {
-    if (!u->link)
-        return 0;
-    struct an2_link_info li;
-    an2_link_info(u->link, &li);
-    return li.cells_in + li.cells_out + li.sig_in + li.sig_out;
+    return u->link ? an2_link_traffic(u->link) : 0;
 }
 
 bool an2d_uplink_poll(struct an2d_uplink *u, uint64_t now)

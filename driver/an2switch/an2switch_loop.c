@@ -18,11 +18,8 @@ static uint64_t traffic(const struct an2sw_daemon *st)
 {
     uint64_t t = 0;
     for (unsigned p = 0; p < st->s.nports; p++)
-        if (st->s.links[p]) {
-            struct an2_link_info li;
-            an2_link_info(st->s.links[p], &li);
-            t += li.cells_in + li.cells_out + li.sig_in + li.sig_out;
-        }
+        if (st->s.links[p])
+            t += an2_link_traffic(st->s.links[p]);
     return t;
 }
 

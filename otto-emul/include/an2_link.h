@@ -62,6 +62,9 @@ void an2_link_destroy(struct an2_link *link);
 int an2_link_fd(const struct an2_link *link);
 unsigned an2_link_port(const struct an2_link *link);
 void an2_link_info(const struct an2_link *link, struct an2_link_info *out);
+/* Cells and signalling messages that crossed the link so far, both ways: what counts as
+ * traffic (a keepalive or a credit does not). */
+uint64_t an2_link_traffic(const struct an2_link *link);
 bool an2_link_is_up(const struct an2_link *link);
 /* Why the link is down ("" while it is not). */
 const char *an2_link_why(const struct an2_link *link);
