@@ -8,6 +8,7 @@ packages=(
   libatm1-dev                 # linux-atm: text2atm/atm2text, text2qos
   zlib1g-dev                  # gzip-compressed captures
   libsodium-dev libmunge-dev munge   # the links' handshake (HMAC, MUNGE); munged for its tests
+  libfabric-dev libfabric-bin # the links' network carrier (libfabric endpoints); fi_info, fi_pingpong
   tshark                      # reads captures back in the tests
   gnuplot-nox                 # the benchmark's plots
   clang libclang-rt-14-dev    # libFuzzer for the fuzz targets

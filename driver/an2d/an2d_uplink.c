@@ -39,7 +39,7 @@ static int connect_link(struct an2d_uplink *u, int timeout_ms, char *err, size_t
         return -1;
     u->connect_ns = t0;
     u->connected_ns = an2_now_ns();
-    struct an2_carrier *c = an2_net_is_shm(u->spec) ? an2_carrier_shm(fd) : an2_carrier_stream(fd);
+    struct an2_carrier *c = an2_carrier_for(u->spec, fd, false);
     if (!c) {
         snprintf(err, errlen, "%s: %s", u->spec, strerror(errno));
         return -1;

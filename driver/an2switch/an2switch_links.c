@@ -148,8 +148,7 @@ void an2sw_trunks_connect(struct an2sw_daemon *st, uint64_t now)
             continue;
         }
         t->warned = false;
-        struct an2_carrier *c = an2_net_is_shm(t->spec) ? an2_carrier_shm(fd)
-                                                         : an2_carrier_stream(fd);
+        struct an2_carrier *c = an2_carrier_for(t->spec, fd, false);
         if (c)
             an2sw_handshake_begin(st, c, (int)i, now);
         else
@@ -170,10 +169,10 @@ void an2sw_listen_pause(struct an2sw_daemon *st, const int *lfds, bool pause, ui
 
 void an2sw_links_accept(struct an2sw_daemon *st, const int *lfds, int lfd, uint64_t now)
 {
-    bool shm = false;
+    const char *spec = "";
     for (unsigned i = 0; i < st->o->nlisten; i++)
         if (lfds[i] == lfd)
-            shm = an2_net_is_shm(st->o->listen[i]);
+            spec = st->o->listen[i];
     for (int i = 0; i < 16; i++) {
         char err[256];
         int fd = an2_net_accept(lfd, err, sizeof err);
@@ -188,10 +187,10 @@ void an2sw_links_accept(struct an2sw_daemon *st, const int *lfds, int lfd, uint6
                 return;
             continue;
         }
-        struct an2_carrier *c = shm ? an2_carrier_shm(fd) : an2_carrier_stream(fd);
+        struct an2_carrier *c = an2_carrier_for(spec, fd, true);
         if (c)
             an2sw_handshake_begin(st, c, -1, now);
         else
-            an2_log("a link arrived: %s", strerror(errno));
+            an2_log("a link arrived at %s, its carrier failed: %s", spec, strerror(errno));
     }
 }

@@ -151,7 +151,7 @@ out:
     an2_switch_destroy(st.s.sw);
     for (unsigned i = 0; i < nl; i++) {
         close(lfds[i]);
-        if (!strncmp(o.listen[i], "unix:", 5) || an2_net_is_shm(o.listen[i]))
+        if (an2_net_is_unix(o.listen[i]))
             unlink(o.listen[i] + (o.listen[i][0] == 'u' ? 5 : 4));
     }
     free(st.s.links);

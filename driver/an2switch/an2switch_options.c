@@ -14,11 +14,13 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: an2switch [options]   a standalone AN2 switch joining hosts' an2d and other\n"
-            "                             switches by links over TCP, Unix sockets or shared\n"
-            "                             memory\n"
+            "                             switches by links over TCP, Unix sockets, shared\n"
+            "                             memory or libfabric\n"
             "  -l, --listen ADDR      accept links at ADDR: HOST:PORT, [IPv6]:PORT, :PORT (all\n"
-            "                         addresses), unix:PATH, or shm:PATH (links of this\n"
-            "                         machine in shared memory); repeatable\n"
+            "                         addresses), unix:PATH, shm:PATH (links of this\n"
+            "                         machine in shared memory), or ofi:HOST:PORT (links\n"
+            "                         over a libfabric provider, set up over TCP at\n"
+            "                         HOST:PORT); repeatable\n"
             "  -t, --trunk ADDR       keep a trunk to the switch at ADDR (retried every second)\n"
             "  -a, --auth SPEC        how every link proves itself, both ways, before HELLO:\n"
             "                         key:FILE (a key file the fabric's daemons share, mode\n"

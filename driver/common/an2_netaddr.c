@@ -1,5 +1,5 @@
 /* an2_netaddr.c — listening on and connecting to link addresses (TCP, or a Unix socket, for
- * the stream carrier or the shared-memory one). */
+ * the stream carrier, the shared-memory one or the libfabric one). */
 #include "an2_netaddr.h"
 
 #include <errno.h>
@@ -24,15 +24,25 @@ struct parsed {
     struct sockaddr_un sun;
 };
 
-bool an2_net_is_shm(const char *spec) { return !strncmp(spec, "shm:", 4); }
+bool an2_net_is_unix(const char *spec)
+{
+    return !strncmp(spec, "unix:", 5) || !strncmp(spec, "shm:", 4);
+}
 
 static int parse(const char *spec, struct parsed *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
-    if (!strncmp(spec, "unix:", 5) || an2_net_is_shm(spec)) {
+    const char *whole = spec;
+    if (!strncmp(spec, "ofi:", 4))
+        spec += 4;   /* the TCP connection that sets the libfabric endpoints up */
+    if (an2_net_is_unix(spec) && whole != spec) {
+        snprintf(err, errlen, "%s: the libfabric carrier runs over TCP: ofi:HOST:PORT", whole);
+        return -1;
+    }
+    if (an2_net_is_unix(spec)) {
         const char *path = spec + (spec[0] == 'u' ? 5 : 4);
         if (!*path || strlen(path) >= sizeof p->sun.sun_path) {
-            snprintf(err, errlen, "%s: empty or too long a socket path", spec);
+            snprintf(err, errlen, "%s: empty or too long a socket path", whole);
             return -1;
         }
         p->is_unix = true;
@@ -44,7 +54,7 @@ static int parse(const char *spec, struct parsed *p, char *err, size_t errlen)
     if (spec[0] == '[') {
         const char *close = strchr(spec, ']');
         if (!close || close[1] != ':' || (size_t)(close - spec - 1) >= sizeof p->host) {
-            snprintf(err, errlen, "%s: not [IPv6]:PORT", spec);
+            snprintf(err, errlen, "%s: not [IPv6]:PORT", whole);
             return -1;
         }
         memcpy(p->host, spec + 1, (size_t)(close - spec - 1));
@@ -52,8 +62,9 @@ static int parse(const char *spec, struct parsed *p, char *err, size_t errlen)
     } else {
         colon = strrchr(spec, ':');
         if (!colon || (size_t)(colon - spec) >= sizeof p->host || strchr(spec, ':') != colon) {
-            snprintf(err, errlen, "%s: not HOST:PORT, [IPv6]:PORT, unix:PATH or shm:PATH",
-                     spec);
+            snprintf(err, errlen,
+                     "%s: not HOST:PORT, [IPv6]:PORT, unix:PATH, shm:PATH or ofi:HOST:PORT",
+                     whole);
             return -1;
         }
         memcpy(p->host, spec, (size_t)(colon - spec));
@@ -61,7 +72,7 @@ static int parse(const char *spec, struct parsed *p, char *err, size_t errlen)
     char *end;
     long port = strtol(colon + 1, &end, 10);
     if (!colon[1] || *end || port < 0 || port > 65535) {
-        snprintf(err, errlen, "%s: bad port", spec);
+        snprintf(err, errlen, "%s: bad port", whole);
         return -1;
     }
     snprintf(p->port, sizeof p->port, "%ld", port);

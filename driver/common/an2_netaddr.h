@@ -1,15 +1,16 @@
 /* an2_netaddr.h — the addresses links run over: "HOST:PORT", "[IPv6]:PORT" (TCP, names
- * resolved with getaddrinfo), "unix:PATH" (one machine) or "shm:PATH" (one machine, the link's
+ * resolved with getaddrinfo), "unix:PATH" (one machine), "shm:PATH" (one machine, the link's
  * bytes in shared memory: a Unix socket at PATH hands the memory over, then carries only
- * wake-ups); listening and connecting. */
+ * wake-ups) or "ofi:HOST:PORT" (a TCP connection that sets up the link's libfabric
+ * endpoints); listening and connecting. Which carrier an address names: an2_carrier_for(). */
 #ifndef AN2_NETADDR_H
 #define AN2_NETADDR_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Whether spec is a shm:PATH address: its sockets carry the shared-memory carrier. */
-bool an2_net_is_shm(const char *spec);
+/* Whether spec names a Unix socket (unix:PATH or shm:PATH). */
+bool an2_net_is_unix(const char *spec);
 
 /* A listening socket (non-blocking, close-on-exec) for spec. fd, or -1 with the reason in
  * err. A Unix path must not exist yet, or be a socket of

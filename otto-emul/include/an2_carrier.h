@@ -9,6 +9,11 @@
  *   shm      two processes of one machine: a ring of shared memory per direction, handed over
  *            on a Unix socket that is left for wake-ups and the end (an2_carrier_shm.c):
  *            an2_carrier_shm().
+ *   ofi      between machines: the messages of a libfabric connected endpoint (tcp, verbs:
+ *            fi_getinfo picks, FI_PROVIDER overrides), set up over a TCP connection that is
+ *            then left for the end (an2_carrier_ofi.c): an2_carrier_ofi().
+ * A link address ("HOST:PORT", "unix:PATH", "shm:PATH", "ofi:HOST:PORT") names its carrier:
+ * an2_carrier_for().
  */
 #ifndef AN2_CARRIER_H
 #define AN2_CARRIER_H
@@ -88,5 +93,16 @@ struct an2_carrier *an2_carrier_stream(int fd);
  * it; the other end's comes with its first event. NULL with errno set (the fd is closed then
  * too). */
 struct an2_carrier *an2_carrier_shm(int fd);
+
+/* The network carrier on a connected, non-blocking TCP socket fd, which it owns from now on.
+ * The end that accepted the TCP connection (accepted) listens on a libfabric endpoint of the
+ * first provider that serves at the socket's local address and sends its address; the other
+ * connects to it once that comes (with its first events); bytes flow once connected. NULL
+ * with errno set (the fd is closed then too): EPROTONOSUPPORT when no provider serves. */
+struct an2_carrier *an2_carrier_ofi(int fd, bool accepted);
+
+/* The carrier that the link address spec names, on fd, a connection we made to spec or
+ * (accepted) one that came to us there. */
+struct an2_carrier *an2_carrier_for(const char *spec, int fd, bool accepted);
 
 #endif

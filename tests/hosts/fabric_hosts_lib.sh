@@ -62,13 +62,18 @@ source "$FH_SRC/scripts/hosts.sh"
 export HOSTS_LIMIT=${HOSTS_LIMIT:-100}
 
 FH_CARRIER=${AN2_FH_CARRIER:-stream}
-[[ $FH_CARRIER == stream || $FH_CARRIER == shm ]] || fail "AN2_FH_CARRIER: stream or shm"
+[[ $FH_CARRIER == stream || $FH_CARRIER == shm || $FH_CARRIER == ofi ]] ||
+    fail "AN2_FH_CARRIER: stream, shm or ofi"
 echo "links between daemons: carrier $FH_CARRIER"
 
 fh_in() { local h=$1; shift; hosts_exec "$h" "$@"; }
+# fh_addr HOST:7000: where the daemons reach the switch at HOST with the test's carrier (the
+# switch listens at :7000 for TCP links whatever the carrier, at :7001 for libfabric ones)
 fh_addr() {
     if [[ $FH_CARRIER == shm && $1 =~ ^([a-z][a-z0-9-]*):7000$ ]]; then
         echo "shm:$T/link-${BASH_REMATCH[1]}.sock"
+    elif [[ $FH_CARRIER == ofi && $1 =~ ^(.+):7000$ ]]; then
+        echo "ofi:${BASH_REMATCH[1]}:7001"
     else
         echo "$1"
     fi
@@ -81,6 +86,7 @@ fh_switch() {
     shift 2
     FH_SWITCHES+=("$name")
     [[ $FH_CARRIER == shm ]] && args+=(--listen "shm:$T/link-$host.sock")
+    [[ $FH_CARRIER == ofi ]] && args+=(--listen "ofi::7001")
     while (($#)); do
         if [[ $1 == --trunk ]]; then args+=(--trunk "$(fh_addr "$2")"); shift 2
         else args+=("$1"); shift; fi
