@@ -33,9 +33,9 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
-#define MSG_BYTES   16384u   /* per message */
-#define TX_MSGS     32u      /* messages in flight out */
-#define RX_MSGS     64u      /* receives posted */
+#define MSG_BYTES   32768u   /* per message */
+#define TX_MSGS     16u      /* messages in flight out */
+#define RX_MSGS     32u      /* receives posted: 1 MiB, as a shared-memory ring */
 #define COMPLETIONS 64       /* taken per look at the completion queue: bounded */
 #define CM_EVENTS   8        /* connection events taken per look: bounded */
 #define ADDR_MAX    64u      /* a listening endpoint's address, as fi_getname gives it */
@@ -336,6 +336,11 @@ static void take_connection_events(struct ofi_carrier *o)
                 fi_close(&o->pep->fid);
                 o->pep = NULL;
             }
+            /* the connection's own end says the link's now: the TCP connection stays open
+             * (its end could reach the other end before its own connection event) but is
+             * no longer looked at */
+            if (o->sock >= 0)
+                epoll_ctl(o->c.fd, EPOLL_CTL_DEL, o->sock, NULL);
             send_queued(o);
         } else if (event == FI_SHUTDOWN) {
             o->ended = true;
@@ -343,11 +348,11 @@ static void take_connection_events(struct ofi_carrier *o)
     }
 }
 
-/* The TCP connection is readable: the other end's hello, or its end. Anything more is a
- * protocol error. Bounded. */
+/* The TCP connection is readable (it is looked at until the connection is made): the other
+ * end's hello, or its end. Anything more is a protocol error. Bounded. */
 static void take_from_socket(struct ofi_carrier *o)
 {
-    for (int i = 0; i < 4 && o->sock >= 0 && !o->error; i++) {
+    for (int i = 0; i < 4 && o->sock >= 0 && !o->connected && !o->error; i++) {
         uint8_t extra;
         bool hello = o->theirs_len < sizeof o->theirs;
         ssize_t n = hello ? recv(o->sock, (uint8_t *)&o->theirs + o->theirs_len,
@@ -370,13 +375,11 @@ static void take_from_socket(struct ofi_carrier *o)
             fail(o, EPROTO);
             return;
         }
-        /* its end (or a reset): before the connection the link's end; after it, the
-         * connection's own end says so, after the bytes it carried */
+        /* its end (or a reset) before the connection was made: the link's end */
         epoll_ctl(o->c.fd, EPOLL_CTL_DEL, o->sock, NULL);
         close(o->sock);
         o->sock = -1;
-        if (!o->connected)
-            o->ended = true;
+        o->ended = true;
     }
 }
 

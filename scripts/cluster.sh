@@ -3,7 +3,7 @@
 # (scripts/hosts.sh), an an2switch or several, an an2d per host, Debian's stock pvmd on every host.
 #
 #   scripts/cluster.sh up N [--rate RATE] [--switches K] [--ep DIRS] [--ber BER] [--in-session]
-#                           [--carrier shm|tcp]
+#                           [--carrier shm|tcp|ofi]
 #   scripts/cluster.sh exec HOST [--] CMD...   run CMD on HOST (its namespace, its PVM environment)
 #   scripts/cluster.sh env HOST                print HOST's environment as `export VAR=...` lines
 #   scripts/cluster.sh status                  hosts, addresses, switches, pvmd and an2d state
@@ -13,8 +13,9 @@
 # up N makes hosts h1..hN and switch hosts sw1..swK (K = --switches, default 1, at most N and 8),
 # each a network namespace whose /etc/hosts lists every host (IPv4 first for PVM). Switch swK
 # runs `an2switch --listen shm:STATE/swK/link --listen :7000 --id K --auth key:STATE/link.key`;
-# the daemons' links go over the shared-memory carrier (all the hosts share this machine), or
-# with --carrier tcp over TCP to port 7000 on the veths; with K > 1 the hosts are split into K consecutive
+# the daemons' links go over the shared-memory carrier (all the hosts share this machine), with
+# --carrier tcp over TCP to port 7000 on the veths, or with --carrier ofi over libfabric's
+# network carrier (the switches also listen at ofi::7001); with K > 1 the hosts are split into K consecutive
 # groups (h1.. on sw1, the last ones on swK) and every switch keeps a trunk to each switch with
 # a lower id (docs/fabric.md: how switches route). Each host hI gets:
 #   - its own PVM_TMP, STATE/hI/tmp (mode 0700): two pvmds never share one;
@@ -33,7 +34,7 @@
 # A host's environment (exec, env, its pvmd, and so the tasks that pvmd spawns there):
 #   PVM_ROOT=/usr/lib/pvm3  PVM_TMP=STATE/hI/tmp  PVM_VMID=an2c<id>  PVM_ALLOW_ROOT=1
 #   PVM_RSH=STATE/rsh  AN2_SOCKET=$PVM_TMP/an2d.sock  AN2_SWITCH=SWITCH (shm:STATE/swK/link,
-#   or swK:7000 with --carrier tcp)
+#   swK:7000 with --carrier tcp, ofi:swK:7001 with --carrier ofi)
 #   AN2D_PATH=STATE/hI/an2d (a wrapper: build/bin/an2d with the cluster's --rate and log)
 #   AN2_CLUSTER=STATE  AN2_CLUSTER_STATE=STATE  AN2_CLUSTER_HOST=hI  PATH=BUILD/bin:...
 # Why an an2d started by up rather than one a task autostarts: a task's an2d comes with
@@ -88,6 +89,7 @@ SRC=$(cd "$(dirname "$SELF")/.." && pwd)
 S=${AN2_CLUSTER_STATE:-/run/an2-cluster}
 PVM_ROOT_DIR=/usr/lib/pvm3
 PORT=7000
+OFI_PORT=7001   # the switches' libfabric links (--carrier ofi)
 # variables a task must get from its own host's pvmd, never from a spawner on another host
 HOST_VARS=(PVM_TMP AN2_SOCKET AN2_SWITCH AN2D_PATH AN2_CLUSTER_HOST)
 # what a spawned task's environment carries from stock pvmd; stale in a command we start
@@ -165,7 +167,11 @@ switch_of() {
 # link_addr swK: where an an2d or another switch reaches switch swK's links with the cluster's
 # carrier (a config without one is a cluster of before carriers: TCP)
 link_addr() {
-    if [[ ${CONF[carrier]:-tcp} == shm ]]; then echo "shm:$S/$1/link"; else echo "$1:$PORT"; fi
+    case ${CONF[carrier]:-tcp} in
+        shm) echo "shm:$S/$1/link" ;;
+        ofi) echo "ofi:$1:$OFI_PORT" ;;
+        *) echo "$1:$PORT" ;;
+    esac
 }
 
 # host_env HOST: HOST's environment, NAME=VALUE a line
@@ -265,7 +271,7 @@ cmd_up() {
             --switches) k=${2:?--switches K}; shift 2 ;;
             --switches=*) k=${1#*=}; shift ;;
             --ep) ep=${2:?--ep DIRS}; shift 2 ;;
-            --carrier) carrier=${2:?--carrier shm|tcp}; shift 2 ;;
+            --carrier) carrier=${2:?--carrier shm|tcp|ofi}; shift 2 ;;
             --carrier=*) carrier=${1#*=}; shift ;;
             --ep=*) ep=${1#*=}; shift ;;
             -*) usage ;;
@@ -276,9 +282,10 @@ cmd_up() {
     [[ $k =~ ^[1-8]$ && $k -le $n ]] || die "--switches K: 1 to 8, and at most N"
     [[ $rate =~ ^[A-Za-z0-9:=,._+-]*$ ]] || die "--rate $rate: oc3, oc12 or linux-atm QoS text"
     [[ $ep =~ ^[^[:space:]]*$ ]] || die "--ep: no blanks"
-    [[ $carrier == shm || $carrier == tcp ]] || die "--carrier $carrier: shm or tcp"
+    [[ $carrier == shm || $carrier == tcp || $carrier == ofi ]] ||
+        die "--carrier $carrier: shm, tcp or ofi"
     # a Unix socket's path holds at most 107 bytes
-    [[ $carrier == tcp || ${#S} -le 90 ]] ||
+    [[ $carrier != shm || ${#S} -le 90 ]] ||
         die "--carrier shm: the state directory's path is too long for a Unix socket in it (${#S} bytes, at most 90): a shorter AN2_CLUSTER_STATE, or --carrier tcp"
     [[ -z $ber || $ber =~ ^[0-9]+(\.[0-9]+)?([eE]-?[0-9]+)?$ ]] || die "--ber $ber: a probability, e.g. 1e-7"
     [[ $(id -u) == 0 ]] || die "needs root (network namespaces)"
@@ -393,6 +400,7 @@ exec $(printf %q "$build/bin/an2d") $(printf '%q ' "${args[@]}")\"\$@\"
         args=(--listen ":$PORT" --id "$i" --control "$S/$sw/ctl" --pid-file "$S/$sw/pid"
             --log-file "$S/$sw/log" --auth "key:$S/link.key")
         [[ $carrier == shm ]] && args+=(--listen "shm:$S/$sw/link")
+        [[ $carrier == ofi ]] && args+=(--listen "ofi::$OFI_PORT")
         for ((a = 1; a < i; a++)); do args+=(--trunk "$(link_addr "sw$a")"); done
         [[ -n $rate ]] && args+=(--rate "$rate")
         [[ -n $ber ]] && args+=(--ber "$ber")

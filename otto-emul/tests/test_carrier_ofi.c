@@ -148,7 +148,7 @@ static void both_ways_and_end(void)
         return;
     }
     stream(a, b, 20u << 20);
-    stream(b, a, 3u << 20);
+    stream(b, a, 16u << 20);
     /* the end: b sees it after the bytes it has read */
     uint8_t buf[64] = {1};
     CHECK(an2_carrier_write(a, buf, sizeof buf) == (ssize_t)sizeof buf, "a writes 64 bytes");
