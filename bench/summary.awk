@@ -275,8 +275,8 @@ END {
   for (j = 1; j <= npx; j++) px += count[prow[j]]
   if (count[x_an2] + count[x_tcp] + px > 0) {
     print "\n## Across two hosts: PVM over AN2 against TCP PVM\n"
-    print "Two emulated hosts (network namespaces joined by veths), stock pvmd on each; AN2 through one an2switch, its links in shared memory (`-tcp`, `raw-aal5-1sw`: over TCP on the same veths).\n"
-    nx = split(x_an2 "|" x_an2 "-tcp|" x_tcp "|" x_dmn "|raw-aal5-1sw-shm|raw-aal5-1sw|tcp-veth", xrow, "|")
+    print "Two emulated hosts (network namespaces joined by veths), stock pvmd on each; AN2 through one an2switch, its links in shared memory (`-tcp`, `raw-aal5-1sw`: over TCP on the same veths; `-ofi`: over libfabric's tcp provider on them).\n"
+    nx = split(x_an2 "|" x_an2 "-tcp|" x_an2 "-ofi|" x_tcp "|" x_dmn "|raw-aal5-1sw-shm|raw-aal5-1sw|raw-aal5-1sw-ofi|tcp-veth", xrow, "|")
     for (i = 1; i <= nx; i++) {
       if (count[xrow[i]] == 0) continue
       if (!xhead++) {
