@@ -563,21 +563,6 @@ static int send_hello(struct ofi_carrier *o)
     return n == (ssize_t)sizeof *h ? 0 : n < 0 ? errno : EIO;
 }
 
-/* Who is at the other end of the TCP connection, and over what, for the logs. */
-static void peer_text(struct ofi_carrier *o)
-{
-    char host[INET6_ADDRSTRLEN] = "?";
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof ss;
-    if (getpeername(o->sock, (struct sockaddr *)&ss, &sl) == 0) {
-        if (ss.ss_family == AF_INET)
-            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
-        else if (ss.ss_family == AF_INET6)
-            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof host);
-    }
-    snprintf(o->c.peer, sizeof o->c.peer, "%s over %s", host, o->info->fabric_attr->prov_name);
-}
-
 struct an2_carrier *an2_carrier_ofi(int fd, bool accepted)
 {
     struct ofi_carrier *o = calloc(1, sizeof *o);
@@ -607,6 +592,8 @@ struct an2_carrier *an2_carrier_ofi(int fd, bool accepted)
     o->c.ops = &ofi_ops;
     o->c.polled = true;
     o->c.write_events = EPOLLIN;
-    peer_text(o);
+    char where[48];
+    an2_carrier_peer_text(fd, where, sizeof where);
+    snprintf(o->c.peer, sizeof o->c.peer, "%s over %s", where, o->info->fabric_attr->prov_name);
     return &o->c;
 }

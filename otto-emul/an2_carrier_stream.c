@@ -42,8 +42,7 @@ static void stream_close(struct an2_carrier *c)
 static const struct an2_carrier_ops stream_ops = {
     .write = stream_write, .read = stream_read, .close = stream_close};
 
-/* Who is at the other end of fd, for the logs. */
-static void peer_text(int fd, char *out, size_t len)
+void an2_carrier_peer_text(int fd, char *out, size_t len)
 {
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
@@ -72,6 +71,6 @@ struct an2_carrier *an2_carrier_stream(int fd)
     c->ops = &stream_ops;
     c->fd = fd;
     c->write_events = EPOLLOUT;
-    peer_text(fd, c->peer, sizeof c->peer);
+    an2_carrier_peer_text(fd, c->peer, sizeof c->peer);
     return c;
 }

@@ -196,7 +196,8 @@ bool an2d_uplink_poll(struct an2d_uplink *u, uint64_t now)
     if (!u->link)
         return false;
     uint64_t before = an2d_uplink_traffic(u);
-    /* (stamped with a later clock); a link in shared memory is read by an2_link_poll */
+    /* (stamped with a later clock); a polled link (shared memory, libfabric) is read by
+     * an2_link_poll */
     if (!an2_link_polled(u->link) && (now < u->active_ns || now - u->active_ns < HOT_NS))
         an2_link_service(u->link, now);
     an2_link_poll(u->link, now);

@@ -81,9 +81,9 @@ bool an2_link_poll(struct an2_link *link, uint64_t now_ns);
  * epoll bits that say the carrier has room). */
 bool an2_link_wants_write(const struct an2_link *link);
 uint32_t an2_link_write_events(const struct an2_link *link);
-/* Whether an2_link_poll also reads (a carrier in shared memory: reading costs no system call,
- * and its fd is readable only when the other end wakes us). Such a link must be armed before
- * its owner sleeps. */
+/* Whether an2_link_poll also reads (the shared-memory and libfabric carriers: their fd is
+ * readable only once they asked to be woken). Such a link must be armed before its owner
+ * sleeps. */
 bool an2_link_polled(const struct an2_link *link);
 /* The owner is about to sleep until the link's fd is readable or a deadline: the carrier asks
  * the other end for a wake-up. False if it must not sleep (something waits already). */
