@@ -111,6 +111,9 @@ fh_an2d() {
 fh_switch_shows() { hosts_wait_for 300 _fh_switch_shows_now "$@"; }
 _fh_switch_shows_now() { "$BIN/an2stat" --switch "$T/$1.ctl" 2>/dev/null | grep -q "$2"; }
 
+# fh_log_shows NAME REGEX: waits (up to 30 s) until $T/NAME.log has a line matching REGEX
+fh_log_shows() { hosts_wait_for 300 grep -q "$2" "$T/$1.log"; }
+
 # fh_up HOST...: the hosts, with the daemons stopped before they go
 fh_up() {
     hosts_up "$@"
