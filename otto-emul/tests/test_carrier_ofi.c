@@ -6,61 +6,22 @@
  * (wrong magic, another provider, a name or address out of bounds, two listeners, bytes after
  * it) ends the carrier with an error; no provider at all (FI_PROVIDER naming none) is a clear
  * refusal. */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <net/if.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "an2_carrier.h"
 #include "check.h"
+#include "loopback_net.h"
 
 #define HELLO_BYTES 148   /* an2_carrier_ofi.c's struct ofi_hello */
 #define POLL_MS 2000      /* a lost wake-up shows as this many ms without an event, 5 times */
-
-/* A network namespace of our own with its loopback up. False if we may not make one. */
-static bool private_network(void)
-{
-    if (unshare(CLONE_NEWNET) != 0)
-        return false;
-    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof ifr);
-    strcpy(ifr.ifr_name, "lo");
-    bool ok = s >= 0 && ioctl(s, SIOCGIFFLAGS, &ifr) == 0;
-    ifr.ifr_flags |= IFF_UP;
-    ok = ok && ioctl(s, SIOCSIFFLAGS, &ifr) == 0;
-    if (s >= 0)
-        close(s);
-    return ok;
-}
-
-/* A connected pair of non-blocking TCP sockets on the loopback. */
-static bool tcp_pair(int *a, int *b)
-{
-    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof sin;
-    int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (l < 0 || bind(l, (struct sockaddr *)&sin, sizeof sin) || listen(l, 4) ||
-        getsockname(l, (struct sockaddr *)&sin, &sl))
-        return false;
-    *a = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (*a < 0 || connect(*a, (struct sockaddr *)&sin, sizeof sin))
-        return false;
-    *b = accept4(l, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    close(l);
-    return *b >= 0 && fcntl(*a, F_SETFL, O_NONBLOCK) == 0;
-}
 
 /* Sleeps until a's or b's fd is readable, if both may sleep (false: POLL_MS passed with no
  * event, five times over, while both said they could sleep: a lost wake-up). */
@@ -84,7 +45,7 @@ static bool wait_for_event(struct an2_carrier *a, bool a_room, struct an2_carrie
 static bool pair(struct an2_carrier **a, struct an2_carrier **b)
 {
     int fa, fb;
-    if (!tcp_pair(&fa, &fb))
+    if (!loopback_net_tcp_pair(&fa, &fb))
         return false;
     *a = an2_carrier_ofi(fa, false);
     *b = an2_carrier_ofi(fb, true);
@@ -209,7 +170,8 @@ static int until_failure(struct an2_carrier *c, struct an2_carrier *also)
 static void stranger_is_refused(void)
 {
     int fa, ta, fb, tb, fs, ts;
-    CHECK(tcp_pair(&fa, &ta) && tcp_pair(&fb, &tb) && tcp_pair(&fs, &ts), "connections");
+    CHECK(loopback_net_tcp_pair(&fa, &ta) && loopback_net_tcp_pair(&fb, &tb) &&
+              loopback_net_tcp_pair(&fs, &ts), "connections");
     struct an2_carrier *a = an2_carrier_ofi(fa, false), *b = an2_carrier_ofi(fb, true),
                        *s = an2_carrier_ofi(fs, false);
     CHECK(a && b && s, "three carriers: %s", strerror(errno));
@@ -263,7 +225,7 @@ static void stranger_is_refused(void)
 static int hostile(bool listener, const uint8_t *hello, const char *extra, size_t extra_len)
 {
     int fa, ta;
-    if (!tcp_pair(&fa, &ta))
+    if (!loopback_net_tcp_pair(&fa, &ta))
         return -1;
     struct an2_carrier *a = an2_carrier_ofi(fa, listener);
     uint8_t mine[HELLO_BYTES];
@@ -282,7 +244,7 @@ static int hostile(bool listener, const uint8_t *hello, const char *extra, size_
 static void hostile_hellos(void)
 {
     int fa, ta, fb, tb;
-    CHECK(tcp_pair(&fa, &ta) && tcp_pair(&fb, &tb), "connections");
+    CHECK(loopback_net_tcp_pair(&fa, &ta) && loopback_net_tcp_pair(&fb, &tb), "connections");
     struct an2_carrier *l = an2_carrier_ofi(fa, true), *c = an2_carrier_ofi(fb, false);
     uint8_t listener[HELLO_BYTES], connector[HELLO_BYTES], bad[HELLO_BYTES];
     CHECK(l && c && read_exact(ta, listener, sizeof listener) &&
@@ -312,7 +274,7 @@ static void hostile_hellos(void)
     e = hostile(true, connector, "x", 1);
     CHECK(e == EPROTO, "bytes after the hello: EPROTO (%s)", strerror(e));
     /* the listener's end of the TCP connection before anyone connected ends the carrier */
-    CHECK(tcp_pair(&fa, &ta), "a connection");
+    CHECK(loopback_net_tcp_pair(&fa, &ta), "a connection");
     l = an2_carrier_ofi(fa, true);
     CHECK(l && read_exact(ta, listener, sizeof listener), "a listener");
     close(ta);
@@ -334,7 +296,7 @@ static void no_provider(void)
     if (pid == 0) {
         setenv("FI_PROVIDER", "no-such-provider", 1);
         int fa, ta;
-        if (!tcp_pair(&fa, &ta))
+        if (!loopback_net_tcp_pair(&fa, &ta))
             _exit(2);
         struct an2_carrier *c = an2_carrier_ofi(fa, true);
         _exit(!c && errno == EPROTONOSUPPORT ? 0 : 1);
@@ -346,7 +308,7 @@ static void no_provider(void)
 
 int main(void)
 {
-    if (!private_network()) {
+    if (!loopback_net_private()) {
         printf("test_carrier_ofi: cannot make a network namespace (needs root): skipped\n");
         return 77;
     }
