@@ -352,22 +352,6 @@ uint64_t otto_next_deadline(const struct otto *o)
     return t;
 }
 
-bool otto_host_called(struct otto *o)
-{
-    bool called = false;
-    for (uint32_t i = 0; i < o->nportions; i++) {
-        struct otto_portion *p = o->portions[i];
-        /* acquire (otto_shared_count_get): more than a hint needs; the request itself is
-         * read from the socket */
-        uint32_t calls = otto_shared_count_get(&p->hdr->host_ctl_calls);
-        if (calls != p->ctl_calls_seen) {
-            p->ctl_calls_seen = calls;
-            called = true;
-        }
-    }
-    return called;
-}
-
 bool otto_pulse(struct otto *o, uint64_t now_ns, uint32_t cpu)
 {
     bool moved = false;

@@ -85,7 +85,6 @@ struct otto_portion {
     bool housekeeping;                 /* some VC drains or has an event pending */
     bool orphan;                       /* its host left: the controller consumes its reports */
     bool wants_reports;                /* hdr->controller_wants_reports is 1 (our copy) */
-    uint32_t ctl_calls_seen;           /* hdr->host_ctl_calls when we last looked */
 };
 
 struct otto {

@@ -139,7 +139,7 @@ void an2d_loop_run(struct an2d_loop *L)
          * read with a stamp from before it would look older than it is (a link "silent") */
         bool progress = poll_hardware(L, an2_now_ns());
         now = an2_now_ns();
-        if (now >= next_ctl || otto_host_called(L->otto)) {
+        if (now >= next_ctl) {
             if (handle_events(L, 0) < 0 || (now >= L->next_tick && !tick(L, now)))
                 return;
             an2_driver_drains_check(L->drv); /* a close or a departure may have ended one */

@@ -107,8 +107,4 @@ void otto_set_asleep(struct otto *otto, bool asleep);
  * back the CPUs it started with. */
 bool otto_pulse(struct otto *otto, uint64_t now_ns, uint32_t cpu);
 
-/* Whether a host has written a control request since the last call (otto_hw.h, "Control
- * call"): the controller then reads its control sockets now. A hint from the hosts. */
-bool otto_host_called(struct otto *otto);
-
 #endif

@@ -80,12 +80,6 @@
  * acquire/release, hints and flags relaxed. otto_ring.h is the one way both sides touch
  * these words, each accessor with its memory order.
  *
- * Control call (host -> controller): requests to open or close a VC or to look up a name go
- * over the endpoint's control socket, which a busy controller reads only every so often (a
- * system call each time). After writing one the host adds 1 to host_ctl_calls (release, with
- * nothing to publish: a hint); a controller that sees the count change reads its control
- * sockets at its next pass. A sleeping controller is woken by the socket itself.
- *
  * Polling hint (host -> controller): a host that waits by polling and yielding its CPU
  * publishes, before each yield, the CPU it runs on (host_polls_cpu), what it waits for
  * (host_polls_for: any report, or only RX and VC reports) and a lease, host_polls_until_ns
@@ -116,7 +110,7 @@
  */
 
 #define OTTO_HW_MAGIC   0x4f54544fu /* "OTTO" */
-#define OTTO_HW_VERSION 7u
+#define OTTO_HW_VERSION 6u
 
 #define OTTO_CELL_BYTES         53u
 #define OTTO_CELL_HEADER_BYTES  5u
@@ -175,7 +169,6 @@ struct otto_portion_hdr {
                                                            ring holds it back */
     alignas(OTTO_CACHELINE) uint32_t host_wants_irq;    /* host: 1 while it means to sleep */
     uint32_t irq_count;                                 /* driver: += 1 per interrupt; futex word */
-    uint32_t host_ctl_calls;                            /* host: += 1 per control request */
     alignas(OTTO_CACHELINE) uint64_t host_polls_until_ns; /* host: polling hint's lease, 0: none */
     uint32_t host_polls_cpu;                            /* host: the CPU it polls on */
     uint32_t host_polls_for;                            /* host: enum otto_polls_for */
@@ -261,8 +254,6 @@ static_assert(offsetof(struct otto_portion_hdr, host_wants_irq) == 8 * OTTO_CACH
               "hdr.host_wants_irq");
 static_assert(offsetof(struct otto_portion_hdr, irq_count) == 8 * OTTO_CACHELINE + 4,
               "hdr.irq_count");
-static_assert(offsetof(struct otto_portion_hdr, host_ctl_calls) == 8 * OTTO_CACHELINE + 8,
-              "hdr.host_ctl_calls");
 static_assert(offsetof(struct otto_portion_hdr, host_polls_until_ns) == 9 * OTTO_CACHELINE,
               "hdr.host_polls_until_ns");
 static_assert(offsetof(struct otto_portion_hdr, host_polls_cpu) == 9 * OTTO_CACHELINE + 8,

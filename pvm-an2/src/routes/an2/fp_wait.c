@@ -14,9 +14,7 @@
 #define SPIN_US 0                    /* idle: spin this long (3 parties share 2 cores: yield at once), */
 #define YIELD_US 3000                /* then yield up to this long (AN2_YIELD_US), then sleep */
 #define RESLEEP_US 50                /* after a wake-up without a message: this long */
-#define DAEMON_BUSY_US 200           /* busy with AN2 traffic: look at the pvmd socket this often
-                                      * (a peer's VC request waits there for us; a look is one
-                                      * system call) */
+#define DAEMON_BUSY_US 10000         /* busy with AN2 traffic: look at the pvmd socket this often */
 #define ACK_IDLE_US 50               /* idle this long: acknowledge what came (<= RESLEEP_US) */
 
 /* How long an idle wait yields before it sleeps: $AN2_YIELD_US (read once; at least ACK_IDLE_US,
