@@ -2,7 +2,6 @@
  * switch and its links, and idles by spinning, then yielding, then sleeping in epoll. */
 #include "an2switch_daemon.h"
 
-#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -11,6 +10,12 @@
 #include "an2_link.h"
 #include "an2_log.h"
 #include "an2_switch.h"
+#include "an2_yield.h"
+
+/* Busy (spinning or yielding) with every link polled (in shared memory, through libfabric),
+ * the descriptors (control, signals, listeners, handshakes, the links' ends) are looked at
+ * this often rather than on every pass: a system call saved per pass. */
+#define DESCRIPTORS_BUSY_NS 100000u
 
 /* Cells and signalling that crossed the switch's links so far: what counts as traffic (a
  * keepalive does not keep the switch awake). */
@@ -62,8 +67,9 @@ static uint64_t next_deadline(const struct an2sw_daemon *st, uint64_t now)
 
 void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
 {
-    uint64_t last_progress = 0, last_traffic = 0;
+    uint64_t last_progress = 0, last_traffic = 0, descriptors_due = 0;
     uint64_t spin_ns = st->o->spin_us * 1000ull, yield_ns = st->o->yield_us * 1000ull;
+    struct an2_yielder yielder = {0};
     for (;;) {
         uint64_t now = an2_now_ns();
         uint64_t deadline = next_deadline(st, now);
@@ -71,7 +77,7 @@ void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
         if (now - last_progress < spin_ns) {
             timeout_ms = 0;
         } else if (now - last_progress < yield_ns) {
-            sched_yield();
+            an2_yield_cpu(&yielder);
             timeout_ms = 0;
         } else {
             timeout_ms = deadline == UINT64_MAX ? 1000
@@ -84,8 +90,16 @@ void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
         }
         if (timeout_ms > 1000)
             timeout_ms = 1000;
+        bool all_polled = true;
+        for (unsigned p = 0; p < st->s.nports && all_polled; p++)
+            if (st->s.links[p] && !an2_link_polled(st->s.links[p]))
+                all_polled = false;
         struct epoll_event ev[64];
-        int n = epoll_wait(st->epfd, ev, 64, timeout_ms);
+        int n = 0;
+        if (timeout_ms || !all_polled || now >= descriptors_due) {
+            n = epoll_wait(st->epfd, ev, 64, timeout_ms);
+            descriptors_due = an2_now_ns() + DESCRIPTORS_BUSY_NS;
+        }
         now = an2_now_ns();
         for (int i = 0; i < n; i++) {
             uint64_t tag = ev[i].data.u64;
