@@ -563,6 +563,13 @@ static int send_hello(struct ofi_carrier *o)
     return n == (ssize_t)sizeof *h ? 0 : n < 0 ? errno : EIO;
 }
 
+void an2_carrier_ofi_warm_up(void)
+{
+    struct fi_info *list = NULL;
+    if (fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, NULL, &list) == 0)
+        fi_freeinfo(list);
+}
+
 struct an2_carrier *an2_carrier_ofi(int fd, bool accepted)
 {
     struct ofi_carrier *o = calloc(1, sizeof *o);

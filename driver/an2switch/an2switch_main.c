@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "an2_capture.h"
+#include "an2_carrier.h"
 #include "an2_clock.h"
 #include "an2_link.h"
 #include "an2_link_auth.h"
@@ -80,6 +81,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "an2switch: --auth %s\n", auth_err);
         goto out;
     }
+    for (unsigned i = 0; i < o.nlisten; i++)
+        if (!strncmp(o.listen[i], "ofi:", 4))
+            an2_carrier_ofi_warm_up(); /* before any link: it would stall the others */
+    for (unsigned i = 0; i < o.ntrunks; i++)
+        if (!strncmp(o.trunks[i].spec, "ofi:", 4))
+            an2_carrier_ofi_warm_up();
     for (; nl < o.nlisten; nl++) {
         char err[256];
         lfds[nl] = an2_net_listen(o.listen[nl], err, sizeof err);

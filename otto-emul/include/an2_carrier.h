@@ -103,6 +103,11 @@ struct an2_carrier *an2_carrier_shm(int fd);
  * with errno set (the fd is closed then too): EPROTONOSUPPORT when no provider serves. */
 struct an2_carrier *an2_carrier_ofi(int fd, bool accepted);
 
+/* Loads libfabric's providers now. Its first fi_getinfo in a process probes them all (85 ms on
+ * a quiet machine here, more under load): a switch that did it when its first link arrived
+ * would stall every other link meanwhile. */
+void an2_carrier_ofi_warm_up(void);
+
 /* Who is at the other end of a connected socket, for a carrier's peer: "10.0.0.2:40102",
  * "[fd00::2]:40102" or "a local socket". */
 void an2_carrier_peer_text(int fd, char *out, size_t len);
