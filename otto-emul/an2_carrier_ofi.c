@@ -493,6 +493,27 @@ static int open_provider(struct ofi_carrier *o, struct fi_info *fi)
     return rc;
 }
 
+/* The providers that offer connected, ordered messages at node (NULL: anywhere), into *list;
+ * 0 or fi_getinfo's error. */
+static int getinfo(const char *node, struct fi_info **list)
+{
+    struct fi_info *hints = fi_allocinfo();
+    if (!hints)
+        return -FI_ENOMEM;
+    hints->ep_attr->type = FI_EP_MSG;
+    hints->caps = FI_MSG | FI_SEND | FI_RECV;
+    hints->tx_attr->msg_order = FI_ORDER_SAS;
+    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    hints->mode = FI_CONTEXT;
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    /* port 0: the listener's passive endpoint takes a free port */
+    int rc = fi_getinfo(FI_VERSION(1, 9), node, node ? "0" : NULL, node ? FI_SOURCE : 0, hints,
+                        list);
+    fi_freeinfo(hints);
+    return rc;
+}
+
 /* The first provider that offers connected, ordered messages at the TCP connection's local
  * address, with queues to sleep on. 0 or an errno (EPROTONOSUPPORT: none). */
 static int choose_provider(struct ofi_carrier *o)
@@ -511,22 +532,10 @@ static int choose_provider(struct ofi_carrier *o)
         inet_ntop(AF_INET6, a6, node, sizeof node);
     else
         return EAFNOSUPPORT;   /* the network carrier is set up over a TCP connection */
-    struct fi_info *hints = fi_allocinfo();
-    if (!hints)
-        return ENOMEM;
-    hints->ep_attr->type = FI_EP_MSG;
-    hints->caps = FI_MSG | FI_SEND | FI_RECV;
-    hints->tx_attr->msg_order = FI_ORDER_SAS;
-    hints->rx_attr->msg_order = FI_ORDER_SAS;
-    hints->mode = FI_CONTEXT;
-    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
-    hints->domain_attr->threading = FI_THREAD_DOMAIN;
     struct fi_info *list = NULL;
-    /* port 0: the listener's passive endpoint takes a free port */
-    int rc = fi_getinfo(FI_VERSION(1, 9), node, "0", FI_SOURCE, hints, &list);
-    fi_freeinfo(hints);
+    int rc = getinfo(node, &list);
     if (rc)
-        return rc == -FI_ENODATA ? EPROTONOSUPPORT : EIO;
+        return rc == -FI_ENODATA ? EPROTONOSUPPORT : rc == -FI_ENOMEM ? ENOMEM : EIO;
     rc = -FI_ENODATA;
     for (struct fi_info *fi = list; fi && rc; fi = fi->next) {
         /* a provider whose name does not fit our hello could not be told to the other end */
@@ -566,7 +575,7 @@ static int send_hello(struct ofi_carrier *o)
 void an2_carrier_ofi_warm_up(void)
 {
     struct fi_info *list = NULL;
-    if (fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, NULL, &list) == 0)
+    if (getinfo(NULL, &list) == 0)
         fi_freeinfo(list);
 }
 
