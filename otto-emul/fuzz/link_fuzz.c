@@ -107,11 +107,14 @@ static void fuzz_ofi_hello(const uint8_t *data, size_t size, bool listener)
     close(theirs);
 }
 
-/* Two ends of a link's carrier: the stream carrier, the shared-memory or the network one. */
-static bool carrier_pair(int kind, struct an2_carrier **feed, struct an2_carrier **link_end)
+enum carrier_kind { CARRIER_STREAM, CARRIER_SHM, CARRIER_OFI };
+
+/* Two ends of a link's carrier of that kind. */
+static bool carrier_pair(enum carrier_kind kind, struct an2_carrier **feed,
+                         struct an2_carrier **link_end)
 {
     int sv[2];
-    if (kind == 2) {
+    if (kind == CARRIER_OFI) {
         if (!loopback_net_tcp_pair(&sv[0], &sv[1]))
             return false;
         *feed = an2_carrier_ofi(sv[1], true);
@@ -119,8 +122,9 @@ static bool carrier_pair(int kind, struct an2_carrier **feed, struct an2_carrier
     } else {
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
             return false;
-        *feed = kind ? an2_carrier_shm(sv[1]) : an2_carrier_stream(sv[1]);
-        *link_end = kind ? an2_carrier_shm(sv[0]) : an2_carrier_stream(sv[0]);
+        bool shm = kind == CARRIER_SHM;
+        *feed = shm ? an2_carrier_shm(sv[1]) : an2_carrier_stream(sv[1]);
+        *link_end = shm ? an2_carrier_shm(sv[0]) : an2_carrier_stream(sv[0]);
     }
     if (*feed && *link_end)
         return true;
@@ -182,7 +186,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     struct an2_carrier *feed, *link_end;
-    if (!carrier_pair(ofi ? 2 : size && (data[0] & 8) ? 1 : 0, &feed, &link_end))
+    enum carrier_kind kind = ofi                    ? CARRIER_OFI
+                             : size && (data[0] & 8) ? CARRIER_SHM
+                                                     : CARRIER_STREAM;
+    if (!carrier_pair(kind, &feed, &link_end))
         return 0;
     struct an2_switch_config sc = {.nports = 2, .vc_credit_cells = 8};
     struct an2_switch *sw = an2_switch_create(&sc);
