@@ -285,11 +285,13 @@ static int meet(struct ofi_carrier *o)
 }
 
 /* Whether a connection request's data is our token, in a time that does not depend on where
- * a guess first goes wrong. */
+ * a guess first goes wrong (its length is no secret). */
 static bool token_matches(const struct ofi_carrier *o, const uint8_t *data, size_t len)
 {
-    uint8_t diff = len >= TOKEN_BYTES ? 0 : 1;
-    for (size_t i = 0; i < TOKEN_BYTES && len >= TOKEN_BYTES; i++)
+    if (len < TOKEN_BYTES)
+        return false;
+    uint8_t diff = 0;
+    for (size_t i = 0; i < TOKEN_BYTES; i++)
         diff |= (uint8_t)(data[i] ^ o->mine.token[i]);
     return diff == 0;
 }

@@ -95,12 +95,11 @@ void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
             if (st->s.links[p] && !an2_link_polled(st->s.links[p]))
                 all_polled = false;
         struct epoll_event ev[64];
-        int n = 0;
-        if (timeout_ms || !all_polled || now >= descriptors_due) {
-            n = epoll_wait(st->epfd, ev, 64, timeout_ms);
-            descriptors_due = an2_now_ns() + DESCRIPTORS_BUSY_NS;
-        }
+        bool look = timeout_ms || !all_polled || now >= descriptors_due;
+        int n = look ? epoll_wait(st->epfd, ev, 64, timeout_ms) : 0;
         now = an2_now_ns();
+        if (look)
+            descriptors_due = now + DESCRIPTORS_BUSY_NS;
         for (int i = 0; i < n; i++) {
             uint64_t tag = ev[i].data.u64;
             if (tag == EV_SIGNAL) {

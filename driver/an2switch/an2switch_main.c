@@ -82,11 +82,9 @@ int main(int argc, char **argv)
         goto out;
     }
     for (unsigned i = 0; i < o.nlisten; i++)
-        if (!strncmp(o.listen[i], "ofi:", 4))
-            an2_carrier_ofi_warm_up(); /* before any link: it would stall the others */
+        an2_carrier_prepare(o.listen[i]);
     for (unsigned i = 0; i < o.ntrunks; i++)
-        if (!strncmp(o.trunks[i].spec, "ofi:", 4))
-            an2_carrier_ofi_warm_up();
+        an2_carrier_prepare(o.trunks[i].spec);
     for (; nl < o.nlisten; nl++) {
         char err[256];
         lfds[nl] = an2_net_listen(o.listen[nl], err, sizeof err);

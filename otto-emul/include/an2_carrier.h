@@ -115,5 +115,8 @@ void an2_carrier_peer_text(int fd, char *out, size_t len);
 /* The carrier that the link address spec names, on fd, a connection we made to spec or
  * (accepted) one that came to us there. */
 struct an2_carrier *an2_carrier_for(const char *spec, int fd, bool accepted);
+/* What an event loop that will serve links at spec does before it starts: for "ofi:", loads
+ * libfabric (an2_carrier_ofi_warm_up). */
+void an2_carrier_prepare(const char *spec);
 
 #endif
