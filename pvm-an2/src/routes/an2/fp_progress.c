@@ -59,6 +59,7 @@ int fp_route_progress(struct route *t)
 	struct an2_report reps[32];
 	int n, total = 0;
 	while ((n = an2_poll(r->ep, reps, 32)) > 0) {
+		r->report_batch++;
 		for (int i = 0; i < n; i++)
 			report(r, &reps[i]);
 		total += n;

@@ -18,9 +18,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+static uint32_t post_max(const struct fp_route *r)
+{
+	return r->rx_slots < RX_POST_MAX ? r->rx_slots : RX_POST_MAX;
+}
+
+/* A VC starts with few buffers posted: a pair that trades a message at a time needs no more,
+ * and every buffer posted is memory the controller will write first (a page fault each, in
+ * an2d, on the message's path). */
 int fp_post_rx(struct fp_route *r, struct peer *p)
 {
-	uint32_t want = r->rx_slots < RX_POST_MAX ? r->rx_slots : RX_POST_MAX;
+	if (!p->post_want)
+		p->post_want = RX_POST_FIRST < post_max(r) ? RX_POST_FIRST : post_max(r);
+	uint32_t want = p->post_want;
 	while (p->state == PEER_OPEN && (uint32_t)p->posted < want) {
 		char *b = bufpool_alloc_area(r->pool, POOL_MAX_BLOCK);
 		if (!b)
@@ -201,6 +211,15 @@ void fp_rx_report(struct fp_route *r, struct peer *p, const struct an2_report *r
 		return;
 	}
 	p->posted--;
+	/* As many PDUs in one batch of reports as were posted: the controller took every buffer
+	 * before we posted again, so the VC may have stalled (its credit stops; nothing is lost).
+	 * A stream needs a deeper ring. */
+	if (p->batch_seen != r->report_batch) {
+		p->batch_seen = r->report_batch;
+		p->batch_pdus = 0;
+	}
+	if (++p->batch_pdus >= p->post_want && p->post_want < post_max(r))
+		p->post_want = 2 * p->post_want < post_max(r) ? 2 * p->post_want : post_max(r);
 	if (rep->status == AN2_STATUS_OK && rep->length <= RX_BUF_LEN) {
 		pdu_arrived(r, p, b, rep->length);
 	} else {

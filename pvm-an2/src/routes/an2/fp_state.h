@@ -16,7 +16,8 @@
 #define RX_BUF_LEN (PDU_MAX_DATA + PDU_HDR_LEN)
 /* Received PDUs up to this size are copied out so that their buffer is reposted at once. */
 #define RX_COPY_MAX 2048u
-#define RX_POST_MAX 16u              /* receive descriptors kept posted per VC */
+#define RX_POST_MAX 16u              /* receive descriptors kept posted per VC, at most; */
+#define RX_POST_FIRST 2u             /* at first (fp_rx.c: more once the VC runs dry) */
 #define POOL_RESERVE (4u << 20)      /* area bytes packing leaves for receive buffers */
 #define DAEMON_CHECK_US 200          /* waiting: look at the pvmd socket (poll) this often */
 
@@ -112,7 +113,10 @@ struct peer {
 	int vc;                  /* local VC index, -1 if none */
 	int vc_started;          /* an2_vc_open_start done, not completed */
 	char addr[AN2_ADDR_LEN];
-	int posted;              /* receive descriptors posted on vc */
+	int posted;              /* receive descriptors posted on vc, */
+	uint32_t post_want;      /* kept posted (0: RX_POST_FIRST), doubled when a batch of
+	                          * reports brings that many PDUs on vc: it ran dry */
+	uint32_t batch_seen, batch_pdus;   /* the report batch last seen on vc, its PDUs */
 	uint64_t rx_pdus;        /* data PDUs received on vc */
 	/* sending: counted from our REQ on */
 	int req_sent;
@@ -169,6 +173,7 @@ struct fp_route {
 	int exit_notices_held;   /* peers with PvmTaskExit notices held */
 	int quiesced;
 	int delivered;           /* messages fp_order.c put on the queue (progress' count) */
+	uint32_t report_batch;   /* report batches read (fp_progress.c), for peer.batch_seen */
 	int handovers_due;       /* peers whose failed VC's stream is still to be handed over */
 	int said_remote;         /* logged that our an2d is on no fabric (other hosts: pvmds) */
 	struct fp_route *next_lingering;   /* in keep->lingering once closed */
