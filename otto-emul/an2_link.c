@@ -655,26 +655,35 @@ static void send_hello(struct an2_link *l)
     out_record(l, AN2_FIBER_HELLO, &h, sizeof h);
 }
 
+/* Time from then to now; none when then is later. A caller may pass a clock read before one
+ * that stamped the link (an event handled meanwhile), and a wrapped difference would make a
+ * link that just spoke look silent for centuries. */
+static uint64_t since(uint64_t now, uint64_t then)
+{
+    return now > then ? now - then : 0;
+}
+
 static void keepalive(struct an2_link *l, uint64_t now)
 {
     uint64_t period = (uint64_t)l->cfg.keepalive_ms * 1000000u;
-    if (l->hello_seen && now - l->last_keepalive_ns >= period) {
+    if (l->hello_seen && since(now, l->last_keepalive_ns) >= period) {
         struct an2_fiber_keepalive k = {.sent_ns = htobe64(now), .echo_ns = htobe64(l->echo_ns),
-                                        .held_ns = htobe64(l->echo_ns ? now - l->echo_rx_ns : 0)};
+                                        .held_ns = htobe64(l->echo_ns ? since(now, l->echo_rx_ns)
+                                                                      : 0)};
         if (out_record(l, AN2_FIBER_KEEPALIVE, &k, sizeof k)) {
             l->last_keepalive_ns = now;
             l->credit_refresh = true;
         }
     }
     if (!l->hello_seen) {
-        if (now - l->created_ns > HELLO_WAIT_NS)
+        if (since(now, l->created_ns) > HELLO_WAIT_NS)
             link_down(l, "no HELLO from the other end");
         return;
     }
     uint64_t silent = (uint64_t)AN2_FIBER_DEAD_MISSES * l->peer_keepalive_ms * 1000000u;
-    if (now - l->last_rx_ns > silent)
+    if (since(now, l->last_rx_ns) > silent)
         link_down(l, "silent past its keepalive");
-    else if (l->out_len && now - l->last_write_ns > (uint64_t)AN2_FIBER_DEAD_MISSES * period)
+    else if (l->out_len && since(now, l->last_write_ns) > (uint64_t)AN2_FIBER_DEAD_MISSES * period)
         link_down(l, "the other end stopped reading");
 }
 

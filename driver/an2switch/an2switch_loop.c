@@ -112,12 +112,16 @@ void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
                 an2sw_control_answer(st);
             } else if (tag >= EV_PENDING) {
                 an2sw_handshake_event(st, (unsigned)(tag - EV_PENDING), now);
+                now = an2_now_ns(); /* a carrier's set-up may have taken long: what the links
+                                     * read next must not be stamped from before it (a link
+                                     * would look silent for that long at the next look) */
             } else if (tag >= EV_LINK) {
                 unsigned port = (unsigned)(tag - EV_LINK);
                 if (port < st->s.nports && st->s.links[port])
                     an2_link_service(st->s.links[port], now);
             } else if (tag >= EV_LISTEN) {
                 an2sw_links_accept(st, lfds, lfds[tag - EV_LISTEN], now);
+                now = an2_now_ns();
             }
         }
         an2sw_drains_tick(&st->s, now); /* before pump: a RELEASE it lets go leaves now */
@@ -129,6 +133,7 @@ void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
         }
         an2sw_handshakes_tick(st, now);
         an2sw_trunks_connect(st, now);
+        now = an2_now_ns(); /* (as after a handshake's event) */
         an2sw_routes_tick(&st->s, now);
         if (st->accept_paused_until && now >= st->accept_paused_until)
             an2sw_listen_pause(st, lfds, false, now);

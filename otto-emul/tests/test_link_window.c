@@ -4,7 +4,8 @@
  * its window mid-stream: the sender uses the new credit, the receiver's over-credit check
  * holds, neither link goes down; and a receiver whose route goes while the sender still holds
  * its credit: the credit it gave stands (keepalives repeat it, never lower it), so the cells
- * sent against it are dropped as unrouted and the link stays up. */
+ * sent against it are dropped as unrouted and the link stays up. Also a link serviced with a
+ * clock read before the one that stamped what it last read: it is not silent. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,11 +272,35 @@ static void credit_stands_after_route_goes(void)
     ends_down(&a, &b);
 }
 
+/* A daemon reads its clock, handles an event that reads a link with a fresher clock, then
+ * services the link with the first: the link heard its peer after that "now", not centuries
+ * before it. */
+static void clock_behind_a_stamp(void)
+{
+    struct end a = {0}, b = {0};
+    uint64_t now = 1000000;
+    if (!ends_joined(&a, &b, now, 64, 0))
+        return;
+    for (int i = 0; i < 10; i++)
+        service(&a, &b, &now);
+    CHECK(an2_link_is_up(a.link) && an2_link_is_up(b.link), "both up");
+    uint64_t later = now + 250000000; /* past A's keepalive period (200 ms): A sends one */
+    an2_link_service(a.link, later);
+    an2_link_service(b.link, later); /* B reads it, stamped later */
+    an2_link_service(b.link, now);
+    an2_link_service(a.link, now);
+    CHECK(an2_link_is_up(a.link) && an2_link_is_up(b.link),
+          "both still up after a look with the earlier clock (A: '%s', B: '%s')",
+          an2_link_why(a.link), an2_link_why(b.link));
+    ends_down(&a, &b);
+}
+
 int main(void)
 {
     derived_window();
     route_grows_with_cells_held();
     links_grow_mid_stream();
     credit_stands_after_route_goes();
+    clock_behind_a_stamp();
     return check_exit("test_link_window");
 }
