@@ -9,6 +9,7 @@
 #include <sys/epoll.h>
 
 #include "an2_carrier.h"
+#include "an2_clock.h"
 #include "an2_link_auth.h"
 #include "an2_log.h"
 
@@ -82,7 +83,7 @@ void an2sw_handshake_event(struct an2sw_daemon *st, unsigned slot, uint64_t now)
         struct an2_carrier *c = an2_handshake_carrier(p->hs);
         int trunk = p->trunk;
         slot_end(st, p, false);
-        an2sw_link_add(st, c, trunk, now);
+        an2sw_link_add(st, c, trunk, an2_now_ns()); /* (the step may have taken long) */
     }
 }
 
