@@ -21,6 +21,8 @@ static bool take_rx_desc(struct otto_vc *v, struct otto_rx_desc *d)
     uint32_t avail = otto_ring_used(otto_ring_peek(&idx->prod), v->rx_cons);
     if (avail == 0 || avail > p->geo.rx_slots || !otto_report_reserve(p))
         return false;
+    if (avail > v->c.rx_posted_max)
+        v->c.rx_posted_max = avail;
     const struct otto_rx_desc *ring = p->rx_ring + (size_t)v->index * p->geo.rx_slots;
     otto_copy_in(d, &ring[otto_ring_slot(v->rx_cons, p->geo.rx_slots)], sizeof *d);
     otto_ring_publish(&idx->cons, ++v->rx_cons);

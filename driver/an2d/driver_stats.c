@@ -38,6 +38,7 @@ static void fill_vc(struct an2_driver *drv, uint32_t slot, uint16_t vc, struct a
         s->length_errors = oc.length_errors;
         s->protection_errors = oc.protection_errors;
         s->aborted = oc.aborted;
+        s->rx_posted_max = oc.rx_posted_max;
         s->host_resent = oc.host.resent;
         s->host_dups_dropped = oc.host.dups_dropped;
         s->host_recoveries = oc.host.recoveries;

@@ -206,12 +206,13 @@ int main(int argc, char **argv)
     }
     if (vcs)
         printf("\nVCs (controller counters of this end; switch counters of its cells; the task's "
-               "own: PDUs it resent, duplicates it dropped, losses it repaired)\n"
+               "own: PDUs it resent, duplicates it dropped, losses it repaired; POSTED: the most "
+               "receive buffers the controller found posted at once)\n"
                "%-9s %4s %-12s %12s %10s %10s %10s %10s %6s %6s %6s %6s %10s %10s %8s %6s %5s "
-               "%7s %7s %6s %s\n",
+               "%7s %7s %6s %6s %s\n",
                "ENDPOINT", "VC", "ADDR", "PEER", "TX_PDUS", "TX_CELLS", "RX_PDUS", "RX_CELLS",
                "CRC", "LEN", "PROT", "ABORT", "SW_IN", "SW_OUT", "STALLS", "DROPS", "BUF",
-               "RESENT", "DUPS", "RECOV", "PVM_TASKS");
+               "RESENT", "DUPS", "RECOV", "POSTED", "PVM_TASKS");
     for (uint32_t i = 0; i < h.nvcs; i++, p += sizeof(struct an2_stat_vc)) {
         struct an2_stat_vc s;
         memcpy(&s, p, sizeof s);
@@ -232,7 +233,7 @@ int main(int argc, char **argv)
         if (s.closing)
             snprintf(tasks + strlen(tasks), sizeof tasks - strlen(tasks), " (closing)");
         printf("%-9u %4u %-12s %12s %10llu %10llu %10llu %10llu %6llu %6llu %6llu %6llu %10llu "
-               "%10llu %8llu %6llu %5u %7llu %7llu %6llu %s\n",
+               "%10llu %8llu %6llu %5u %7llu %7llu %6llu %6u %s\n",
                s.endpoint_id, s.vc, addr, peer, (unsigned long long)s.tx_pdus,
                (unsigned long long)s.tx_cells, (unsigned long long)s.rx_pdus,
                (unsigned long long)s.rx_cells, (unsigned long long)s.crc_errors,
@@ -241,7 +242,7 @@ int main(int argc, char **argv)
                (unsigned long long)s.sw_cells_out, (unsigned long long)s.sw_stalls,
                (unsigned long long)s.sw_drops, s.sw_buffered, (unsigned long long)s.host_resent,
                (unsigned long long)s.host_dups_dropped, (unsigned long long)s.host_recoveries,
-               tasks);
+               s.rx_posted_max, tasks);
     }
     if (h.truncated)
         printf("(more than fits one answer: list truncated)\n");

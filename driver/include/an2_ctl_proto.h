@@ -110,7 +110,8 @@ struct an2_stat_vc {
     uint64_t crc_errors, length_errors, protection_errors, aborted;
     /* switch counters of the route taking this end's cells in */
     uint64_t sw_cells_in, sw_cells_out, sw_credits, sw_stalls, sw_drops;
-    uint32_t sw_buffered, reserved2;
+    uint32_t sw_buffered;
+    uint32_t rx_posted_max;       /* the most receive buffers this end had posted at once */
     /* the task's own counters (its protocol layer's word: shown, never acted on) */
     uint64_t host_resent, host_dups_dropped, host_recoveries;
 };

@@ -39,6 +39,7 @@ struct otto_vc_counters {
     uint64_t tx_pdus, tx_cells, tx_bytes;
     uint64_t rx_pdus, rx_cells, rx_bytes;
     uint64_t crc_errors, length_errors, protection_errors, aborted;
+    uint32_t rx_posted_max;           /* the most receive buffers found posted at once */
     struct otto_host_vc_stats host;   /* the host's own counters (its word, shown only) */
 };
 

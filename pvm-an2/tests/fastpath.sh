@@ -126,6 +126,19 @@ exit-stall)
 	"$bindir/fastpath_check" exitstall 0 0 > out 2> err &
 	run=$!
 	wait_for 60 "the pair's warm-up" said "^exitstall: warm"
+	# a ping-pong keeps the 2 receive buffers a VC starts with (POSTED: the most the
+	# controller found posted; 4 if a probe once crossed a message under load, 16 if every
+	# VC posted its whole ring)
+	posted=$("$BIN/an2stat" -v 2>/dev/null |
+		awk '/^ENDPOINT +VC /{ v = 1; next } v && NF >= 22 { print $21 }' | sort -n | tr '\n' ' ')
+	echo "receive buffers posted at most, per end of the VC: $posted"
+	case " $posted" in
+	*" 2 "*) ;;
+	*) pvm_env_fail "no end of the VC had its 2 receive buffers posted: '$posted'" ;;
+	esac
+	for n in $posted; do
+		[ "$n" -le 4 ] || pvm_env_fail "a ping-pong VC posted $n receive buffers (want 2)"
+	done
 	a=$(an2d_pid); c=$(child_pid "$run")
 	[ -n "$a" ] && [ -n "$c" ] || pvm_env_fail "no an2d ($a) or child ($c)"
 	kill -STOP "$a"
