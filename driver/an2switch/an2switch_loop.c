@@ -28,6 +28,15 @@ static uint64_t traffic(const struct an2sw_daemon *st)
     return t;
 }
 
+/* Whether every link is one the loop polls (shared memory, libfabric): none needs epoll. */
+static bool every_link_polled(const struct an2sw_daemon *st)
+{
+    for (unsigned p = 0; p < st->s.nports; p++)
+        if (st->s.links[p] && !an2_link_polled(st->s.links[p]))
+            return false;
+    return true;
+}
+
 /* Moves cells until nothing moves (bounded). */
 static void pump(struct an2sw_daemon *st, uint64_t now)
 {
@@ -90,12 +99,8 @@ void an2sw_run(struct an2sw_daemon *st, int sigfd, const int *lfds)
         }
         if (timeout_ms > 1000)
             timeout_ms = 1000;
-        bool all_polled = true;
-        for (unsigned p = 0; p < st->s.nports && all_polled; p++)
-            if (st->s.links[p] && !an2_link_polled(st->s.links[p]))
-                all_polled = false;
         struct epoll_event ev[64];
-        bool look = timeout_ms || !all_polled || now >= descriptors_due;
+        bool look = timeout_ms || now >= descriptors_due || !every_link_polled(st);
         int n = look ? epoll_wait(st->epfd, ev, 64, timeout_ms) : 0;
         now = an2_now_ns();
         if (look)
