@@ -227,8 +227,9 @@ struct config {
     FILE *csv;
 };
 
-/* Both processes for one link rate; fills res[] in the parent. 0 or -errno. */
-static int measure_rate(const struct config *cfg, struct result *res)
+/* Both processes for one link rate; fills res[] in the parent. 0 or -errno. unpaced: the
+ * receive buffers are warmed before anything is timed (below). */
+static int measure_rate(const struct config *cfg, bool unpaced, struct result *res)
 {
     int down[2], up[2];
     if (pipe(down) || pipe(up))
@@ -266,6 +267,14 @@ static int measure_rate(const struct config *cfg, struct result *res)
         _exit(0);
     }
     uint64_t sent = 0;
+    /* Untimed, every receive buffer of both sides filled once (the controller takes them in
+     * the order posted): the first PDU into a buffer costs the controller a page fault per
+     * page it writes, 16 for 64 KiB (an2d maps our buffer area page by page as it first
+     * touches it; about 4 us each on the 2-core machines), the price of a cold buffer pool,
+     * which timed trials would otherwise pay for their first 1000 PDUs of each side. At a
+     * paced rate the link is far slower than those faults, and a pass would take seconds. */
+    if (unpaced)
+        run_pingpong(&s, AN2_MAX_PDU, NBUF, &sent);
     for (int k = 0; k < cfg->nsizes; k++) {
         uint32_t size = cfg->sizes[k];
         /* calibrate: one short untimed run of each, then size the trials to trial_s */
@@ -406,7 +415,7 @@ int main(int argc, char **argv)
             continue;
         }
         struct result res[32];
-        int rc = measure_rate(&cfg, res);
+        int rc = measure_rate(&cfg, unpaced, res);
         if (!cfg.socket)
             rb_an2d_stop(&d);
         if (rc != 0) {
