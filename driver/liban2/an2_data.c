@@ -190,6 +190,7 @@ void an2_yield(an2_ep *ep, bool rx_only)
      * second so, 210,000 yielding); from another group only a nap lets it have our CPU. */
     if (here && ep->controller_apart) {
         struct timespec nap = {.tv_sec = 0, .tv_nsec = NAP_NS};
+        ep->naps++;
         clock_nanosleep(CLOCK_MONOTONIC, 0, &nap, NULL);
     } else {
         an2_yield_cpu(&ep->yielder);

@@ -45,6 +45,7 @@ struct an2_ep {
     uint64_t move_pulse;                 /* the pulse we last tried to move an2d on */
     uint32_t moved_to_cpu;               /* the CPU we moved it to then; UINT32_MAX: none */
     struct an2_yielder yielder;          /* our yields, and whether they reach anybody */
+    uint64_t naps;                       /* an2_yield calls that slept instead (tests read it) */
 };
 
 /* Sends a request on the control socket. 0 or -errno. */

@@ -1,8 +1,8 @@
 /* t_pulse.c — the controller's pulse (otto_hw.h): an awake an2d publishes a recent time and
  * its CPU in the portion, and a task whose yields would not reach it (an2d stopped while awake
  * on the task's CPU, and in another scheduling group) sleeps instead of yielding: each
- * an2_yield then blocks, which counts as a voluntary context switch. In an2d's group it
- * yields. A task waiting on another CPU moves the starved an2d to its own (then as on an2d's
+ * an2_yield then naps, which the endpoint counts (not the context switches: on a loaded
+ * machine a 20 us nap may end before the task blocks). In an2d's group it yields. A task waiting on another CPU moves the starved an2d to its own (then as on an2d's
  * CPU), and an2d, running again, takes back the CPUs it started with. Needs AN2D_PID (an an2d
  * started with our CPUs), and T_PULSE_GROUP=apart (run it in a session of its own) or same. */
 #include <sched.h>
@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "an2_internal.h"
@@ -19,20 +18,13 @@
 #define YIELDS 5
 #define TRIES 30 /* to catch an2d awake; each costs one of the receiver's buffers */
 
-static long voluntary_switches(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_nvcsw;
-}
-
 /* Yields YIELDS times as a waiting task does; how many of them slept. */
 static long yields_that_slept(an2_ep *ep)
 {
-    long before = voluntary_switches();
+    uint64_t before = ep->naps;
     for (int i = 0; i < YIELDS; i++)
         an2_yield(ep, true);
-    return voluntary_switches() - before;
+    return (long)(ep->naps - before);
 }
 
 static void pin_to(int cpu)
@@ -119,7 +111,7 @@ int main(void)
         FAIL("an2d of our scheduling group stopped awake on our CPU %u: all %d yields slept",
              cpu, YIELDS);
     printf("pulse: an2d (%s scheduling group) stopped awake on CPU %u: our %d yields there %s "
-           "(%ld switches)\n", group, cpu, YIELDS, apart ? "slept" : "yielded", naps);
+           "(%ld naps)\n", group, cpu, YIELDS, apart ? "slept" : "yielded", naps);
     int other = -1;
     for (int c = 0; c < CPU_SETSIZE && other < 0; c++)
         if (c != (int)cpu && CPU_ISSET(c, &allowed))
@@ -162,7 +154,7 @@ int main(void)
         if (!apart && naps >= YIELDS)
             FAIL("an2d of our group moved to our CPU %d: all %d yields slept", other, YIELDS);
         printf("pulse: an2d moved from CPU %u to our CPU %d; our yields there %s (%ld "
-               "switches)\n", cpu, other, apart ? "slept" : "did not sleep", naps);
+               "naps)\n", cpu, other, apart ? "slept" : "did not sleep", naps);
     }
     an2_yield_end(p.ep);
     kill(an2d, SIGCONT);
