@@ -2,9 +2,10 @@
  * its CPU in the portion, and a task whose yields would not reach it (an2d stopped while awake
  * on the task's CPU, and in another scheduling group) sleeps instead of yielding: each
  * an2_yield then naps, which the endpoint counts (not the context switches: on a loaded
- * machine a 20 us nap may end before the task blocks). In an2d's group it yields. A task waiting on another CPU moves the starved an2d to its own (then as on an2d's
- * CPU), and an2d, running again, takes back the CPUs it started with. Needs AN2D_PID (an an2d
- * started with our CPUs), and T_PULSE_GROUP=apart (run it in a session of its own) or same. */
+ * machine a 20 us nap may end before the task blocks). In an2d's group it yields. A task
+ * waiting on another CPU moves the starved an2d to its own (then as on an2d's CPU), and an2d,
+ * running again, takes back the CPUs it started with. Needs AN2D_PID (an an2d started with
+ * our CPUs), and T_PULSE_GROUP=apart (run it in a session of its own) or same. */
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
