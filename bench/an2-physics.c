@@ -1,6 +1,6 @@
 /* an2-physics: measures what decides the AN2-versus-TCP ratios on the machine it runs on (a
- * system call, a sched_yield, a futex wake-up between two processes, one cache line between
- * two cores, memcpy in and out of cache) and prints them as a Markdown table, so that a reader
+ * system call, a sched_yield, a context switch between two processes, a futex wake-up between
+ * two processes, one cache line between two cores, memcpy in and out of cache) and prints them as a Markdown table, so that a reader
  * of a benchmark summary can tell a slow machine from a slow transport. */
 #include <errno.h>
 #include <linux/futex.h>
@@ -59,6 +59,50 @@ static double yield_ns(void)
     return median(v, REPEATS);
 }
 
+static void pin(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+}
+
+/* ns per context switch: two processes on one CPU, each yielding to the other `rounds` times
+ * (every yield then switches), timed from a common start until both are done; -1 if no CPU
+ * is ours or a process could not be made. What a party that waits by yielding pays when
+ * another party shares its CPU. */
+static double switch_ns(int rounds)
+{
+    cpu_set_t saved;
+    if (sched_getaffinity(0, sizeof saved, &saved) != 0 || CPU_COUNT(&saved) < 1)
+        return -1;
+    int cpu = 0;
+    while (!CPU_ISSET(cpu, &saved))
+        cpu++;
+    double v[REPEATS];
+    int ok = 1;
+    for (int r = 0; r < REPEATS && ok; r++) {
+        pin(cpu);
+        int64_t t0 = bench_now_ns();
+        pid_t child = fork();
+        if (child < 0) {
+            ok = 0;
+            break;
+        }
+        for (int i = 0; i < rounds; i++)
+            sched_yield();
+        if (child == 0)
+            _exit(0);
+        int status = 0;
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+            ;
+        v[r] = (double)(bench_now_ns() - t0) / (2.0 * rounds);
+        ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    sched_setaffinity(0, sizeof saved, &saved);
+    return ok ? median(v, REPEATS) : -1;
+}
+
 /* The word two processes hand back and forth: whose turn it is (0 the parent's, 1 the
  * child's), and a stop flag for a child whose parent gives up. */
 struct shared {
@@ -93,14 +137,6 @@ static void hand_over(struct shared *s, uint32_t to, int spin)
     atomic_store_explicit(&s->turn, to, memory_order_release);
     if (!spin)
         futex(&s->turn, FUTEX_WAKE, 1);
-}
-
-static void pin(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof set, &set);
 }
 
 /* One-way ns of a hand-over between two processes: futex wake-ups (spin 0) or one cache line
@@ -213,7 +249,7 @@ int main(int argc, char **argv)
         return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 0;
     }
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    char how[4][96];
+    char how[5][96];
     snprintf(how[0], sizeof how[0], "`getppid`, %d calls", 200000 / loop_divisor);
     snprintf(how[1], sizeof how[1], "%d calls, whatever else runs", 100000 / loop_divisor);
     snprintf(how[2], sizeof how[2], "two processes handing a word back and forth, %d round trips",
@@ -221,9 +257,13 @@ int main(int argc, char **argv)
     snprintf(how[3], sizeof how[3],
              "two processes on two CPUs spinning on one word, %d round trips",
              200000 / loop_divisor);
+    snprintf(how[4], sizeof how[4],
+             "two processes on one CPU yielding to each other, %d switches", 100000 / loop_divisor);
     printf("| this machine's cost of | measured | how |\n| --- | ---: | --- |\n");
     row("a system call", syscall_ns(), "µs", 1e-3, how[0]);
     row("a `sched_yield`", yield_ns(), "µs", 1e-3, how[1]);
+    row("a context switch between two processes", switch_ns(50000 / loop_divisor), "µs", 1e-3,
+        how[4]);
     row("a futex wake-up, one way", pingpong_ns(0, 20000 / loop_divisor), "µs", 1e-3, how[2]);
     row("one cache line between two cores, one way", pingpong_ns(1, 200000 / loop_divisor), "µs",
         1e-3, how[3]);

@@ -101,9 +101,10 @@ if [ -s "$out/physics.md" ]; then
     function us(v) { return v ~ /µs/ ? v + 0 : -1 }
     $2 ~ /system call/ { c[1] = us($3) } $2 ~ /sched_yield/ { c[2] = us($3) }
     $2 ~ /cache line/ { c[3] = us($3) } $2 ~ /futex/ { c[4] = us($3) }
-    END { split("a system call|a sched_yield|a cache line between cores|a futex wake-up", name, "|")
-          split("#2ca02c #ff7f0e #9467bd #d62728", col, " ")
-          for (k = 1; k <= 4; k++) if (c[k] > 0)
+    $2 ~ /context switch/ { c[5] = us($3) }
+    END { split("a system call|a sched_yield|a cache line between cores|a futex wake-up|a context switch", name, "|")
+          split("#2ca02c #ff7f0e #9467bd #d62728 #8c564b", col, " ")
+          for (k = 1; k <= 5; k++) if (c[k] > 0)
             printf ", %s with lines lc rgb \"%s\" dt 2 linewidth 1.5 title \"%s (%.2f µs)\"", c[k], col[k], name[k], c[k] }' "$out/physics.md")
   if [ -n "$lines" ]; then
     curves=""

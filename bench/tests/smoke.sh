@@ -87,6 +87,7 @@ compare)   # every program and available transport, a short run
   grep -q "| pvm-daemon | " "$out/summary.md" || fail "summary.md lacks the pvm-daemon row"
   grep -q "Machine:" "$out/summary.md" || fail "summary.md lacks the machine description"
   grep -Eq "^\| a system call \| [0-9.]+ µs \|" "$out/summary.md" &&
+    grep -Eq "^\| a context switch between two processes \| [0-9.]+ µs \|" "$out/summary.md" &&
     grep -Eq "^\| a futex wake-up, one way \| [0-9.]+ µs \|" "$out/summary.md" ||
     fail "summary.md lacks the machine's physics (an2-physics)"
   [ ! -x "$build/bin/an2d" ] || grep -q "Under bit errors" "$out/summary.md" ||
