@@ -402,7 +402,7 @@ static void ofi_event(struct an2_carrier *c)
     take_completions(o);
 }
 
-static bool ofi_arm(struct an2_carrier *c, bool want_room)
+static bool ofi_arm(struct an2_carrier *c, size_t want_room)
 {
     struct ofi_carrier *o = of(c);
     take_connection_events(o);

@@ -26,6 +26,7 @@ struct shm_carrier {
     const struct an2_shm_ring *theirs;   /* the other end's, read-only; NULL until it came */
     uint64_t produced, consumed;         /* ours, kept here: never read back from memory the
                                           * other end could map */
+    bool mirrored;              /* mine's data is mapped twice in a row (ring_create) */
     bool asleep;                /* mine->sleeping is set */
     bool ended;                 /* the socket said the other end closed */
     int error;                  /* the carrier failed (errno), or 0 */
@@ -73,9 +74,10 @@ static void awake(struct shm_carrier *s)
     }
 }
 
-static ssize_t shm_write(struct an2_carrier *c, const void *buf, size_t len)
+/* The room in our ring: bytes we may write without overwriting what the other end has not
+ * read. -1 with errno when nothing may be written (EPIPE after the end, the carrier's error). */
+static ssize_t room(struct shm_carrier *s)
 {
-    struct shm_carrier *s = of(c);
     if (s->error || s->ended) {
         errno = s->error ? s->error : EPIPE;
         return -1;
@@ -89,21 +91,59 @@ static ssize_t shm_write(struct an2_carrier *c, const void *buf, size_t len)
         errno = EPROTO;
         return -1;
     }
-    size_t room = AN2_SHM_RING_DATA - (size_t)used;
-    if (!room) {
-        errno = EAGAIN;
-        return -1;
-    }
-    size_t n = len < room ? len : room;
-    size_t at = (size_t)(s->produced & (AN2_SHM_RING_DATA - 1));
-    size_t first = n < AN2_SHM_RING_DATA - at ? n : AN2_SHM_RING_DATA - at;
-    memcpy(s->mine->data + at, buf, first);
-    memcpy(s->mine->data, (const uint8_t *)buf + first, n - first);
+    return (ssize_t)(AN2_SHM_RING_DATA - used);
+}
+
+/* n more bytes of our ring are the other end's to read. */
+static void publish(struct shm_carrier *s, size_t n)
+{
     s->produced += n;
     /* release: the bytes are in the ring before the other end sees the new count */
     atomic_store_explicit(&s->mine->produced, s->produced, memory_order_release);
     kick_if_asleep(s);
+}
+
+static ssize_t shm_write(struct an2_carrier *c, const void *buf, size_t len)
+{
+    struct shm_carrier *s = of(c);
+    ssize_t free_bytes = room(s);
+    if (free_bytes <= 0) {
+        if (free_bytes == 0)
+            errno = EAGAIN;
+        return -1;
+    }
+    size_t n = len < (size_t)free_bytes ? len : (size_t)free_bytes;
+    size_t at = (size_t)(s->produced & (AN2_SHM_RING_DATA - 1));
+    size_t first = n < AN2_SHM_RING_DATA - at ? n : AN2_SHM_RING_DATA - at;
+    memcpy(s->mine->data + at, buf, first);
+    memcpy(s->mine->data, (const uint8_t *)buf + first, n - first);
+    publish(s, n);
     return (ssize_t)n;
+}
+
+/* With the data mapped twice in a row, the ring from our position on is one run of memory. */
+static uint8_t *shm_window(struct an2_carrier *c, size_t *room_out)
+{
+    struct shm_carrier *s = of(c);
+    if (!s->mirrored)
+        return NULL;
+    ssize_t free_bytes = room(s);
+    *room_out = free_bytes > 0 ? (size_t)free_bytes : 0;
+    return s->mine->data + (s->produced & (AN2_SHM_RING_DATA - 1));
+}
+
+static int shm_commit(struct an2_carrier *c, size_t n)
+{
+    struct shm_carrier *s = of(c);
+    ssize_t free_bytes = room(s);
+    if (free_bytes < 0)
+        return -1;
+    if (n > (size_t)free_bytes) {
+        errno = EINVAL;   /* more than the window held */
+        return -1;
+    }
+    publish(s, n);
+    return 0;
 }
 
 static ssize_t shm_read(struct an2_carrier *c, void *buf, size_t cap)
@@ -209,7 +249,7 @@ static void shm_event(struct an2_carrier *c)
     }
 }
 
-static bool shm_arm(struct an2_carrier *c, bool want_room)
+static bool shm_arm(struct an2_carrier *c, size_t want_room)
 {
     struct shm_carrier *s = of(c);
     if (!s->asleep) {
@@ -225,14 +265,21 @@ static bool shm_arm(struct an2_carrier *c, bool want_room)
         return true;
     /* relaxed: the fence above orders it; room came for what waits to be sent */
     uint64_t read_by_them = atomic_load_explicit(&s->theirs->consumed, memory_order_relaxed);
-    return s->produced - read_by_them >= AN2_SHM_RING_DATA;
+    uint64_t used = s->produced - read_by_them;
+    return used > AN2_SHM_RING_DATA || AN2_SHM_RING_DATA - used < want_room;
+}
+
+/* The length of our ring's mapping. */
+static size_t mine_length(bool mirrored)
+{
+    return sizeof(struct an2_shm_ring) + (mirrored ? AN2_SHM_RING_DATA : 0);
 }
 
 static void shm_close(struct an2_carrier *c)
 {
     struct shm_carrier *s = of(c);
     close(c->fd);
-    munmap(s->mine, sizeof *s->mine);
+    munmap(s->mine, mine_length(s->mirrored));
     if (s->theirs)
         munmap((void *)s->theirs, sizeof *s->theirs);
     free(s);
@@ -240,25 +287,47 @@ static void shm_close(struct an2_carrier *c)
 
 static const struct an2_carrier_ops shm_ops = {
     .write = shm_write, .read = shm_read, .close = shm_close, .event = shm_event,
-    .arm = shm_arm};
+    .arm = shm_arm, .window = shm_window, .commit = shm_commit};
+
+/* Our ring mapped for writing, its data a second time right after the first (where the page
+ * size is the header's): *mirrored says which. Pages allocated and mapped at once. */
+static void *map_mine(int fd, bool *mirrored)
+{
+    const int prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED | MAP_POPULATE;
+    *mirrored = sysconf(_SC_PAGESIZE) == AN2_SHM_RING_HEADER;
+    if (!*mirrored)
+        return mmap(NULL, mine_length(false), prot, flags, fd, 0);
+    /* an address range of both lengths first, then the two mappings into it */
+    uint8_t *m = mmap(NULL, mine_length(true), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return m;
+    if (mmap(m, mine_length(false), prot, flags | MAP_FIXED, fd, 0) == MAP_FAILED ||
+        mmap(m + mine_length(false), AN2_SHM_RING_DATA, prot, flags | MAP_FIXED, fd,
+             AN2_SHM_RING_HEADER) == MAP_FAILED) {
+        int e = errno;
+        munmap(m, mine_length(true));
+        errno = e;
+        return MAP_FAILED;
+    }
+    return m;
+}
 
 /* Our ring: a memfd mapped for writing, then sealed so that no one maps it for writing again.
  * Its pages are allocated and mapped at once (MAP_POPULATE): otherwise the first megabyte
  * through a link costs each end a page fault per 4 KiB (some 4 us each on the 2-core
  * machines: a fresh link's first PVM messages of 64 KiB took twice their time). */
-static struct an2_shm_ring *ring_create(int *fd_out)
+static struct an2_shm_ring *ring_create(int *fd_out, bool *mirrored)
 {
     int fd = memfd_create("an2-link", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return NULL;
     void *m = MAP_FAILED;
     if (ftruncate(fd, sizeof(struct an2_shm_ring)) == 0)
-        m = mmap(NULL, sizeof(struct an2_shm_ring), PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_POPULATE, fd, 0);
+        m = map_mine(fd, mirrored);
     if (m == MAP_FAILED || fcntl(fd, F_ADD_SEALS, SEALS) != 0) {
         int e = errno;
         if (m != MAP_FAILED)
-            munmap(m, sizeof(struct an2_shm_ring));
+            munmap(m, mine_length(*mirrored));
         close(fd);
         errno = e;
         return NULL;
@@ -300,11 +369,11 @@ struct an2_carrier *an2_carrier_shm(int fd)
     struct shm_carrier *s = calloc(1, sizeof *s);
     int ring_fd = -1;
     if (s)
-        s->mine = ring_create(&ring_fd);
+        s->mine = ring_create(&ring_fd, &s->mirrored);
     if (!s || !s->mine || ring_send(fd, ring_fd) != 0) {
         int e = s ? errno : ENOMEM;
         if (s && s->mine)
-            munmap(s->mine, sizeof *s->mine);
+            munmap(s->mine, mine_length(s->mirrored));
         if (ring_fd >= 0)
             close(ring_fd);
         free(s);

@@ -48,6 +48,8 @@ struct an2_link {
     uint32_t nvcs, cap_vcs;
     uint8_t *out;                      /* output bytes [out_start, out_start + out_len) */
     size_t out_start, out_len;
+    bool in_window;                    /* output built in the carrier's window, not in out */
+    size_t out_wanted;                 /* in_window: room a refused reservation needed */
     size_t open_cells;                 /* offset of a CELLS record still open, or SIZE_MAX */
     uint8_t *in;
     size_t in_len;
@@ -72,21 +74,46 @@ static void link_down(struct an2_link *l, const char *why)
 
 /* ---- output ---- */
 
-static size_t out_room(const struct an2_link *l)
+/* Where the output is built, and how many bytes it may hold: the carrier's window when it has
+ * one (the records are then written where the carrier sends them from, and a flush only
+ * commits them), else our buffer. The window stays where it is until the flush. */
+static uint8_t *out_base(const struct an2_link *l, size_t *cap)
 {
-    return OUT_CAP - l->out_start - l->out_len;
+    if (!l->in_window) {
+        *cap = OUT_CAP;
+        return l->out;
+    }
+    uint8_t *w = an2_carrier_window(l->cfg.carrier, cap);
+    if (*cap > OUT_CAP)
+        *cap = OUT_CAP;
+    if (*cap < l->out_len)
+        *cap = l->out_len; /* the carrier failed: no more room, the flush says why */
+    return w;
+}
+
+/* A reservation of n bytes found no room: in the window, room is what a sleeper waits for. */
+static void out_refused(struct an2_link *l, size_t n)
+{
+    if (l->in_window && n > l->out_wanted)
+        l->out_wanted = n;
 }
 
 /* Room for n more bytes at the end of the output (compacting if that makes room). */
 static uint8_t *out_reserve(struct an2_link *l, size_t n)
 {
-    if (out_room(l) < n && l->out_start) {
+    size_t cap;
+    uint8_t *base = out_base(l, &cap);
+    if (cap - l->out_start - l->out_len < n && l->out_start) {
         memmove(l->out, l->out + l->out_start, l->out_len);
         if (l->open_cells != SIZE_MAX)
             l->open_cells -= l->out_start;
         l->out_start = 0;
     }
-    return out_room(l) >= n ? l->out + l->out_start + l->out_len : NULL;
+    if (cap - l->out_start - l->out_len < n) {
+        out_refused(l, l->out_len + n);
+        return NULL;
+    }
+    return base + l->out_start + l->out_len;
 }
 
 static bool out_record(struct an2_link *l, uint8_t type, const void *body, uint16_t len)
@@ -105,16 +132,21 @@ static bool out_record(struct an2_link *l, uint8_t type, const void *body, uint1
 }
 
 /* Slots for up to want cells (at least one) at the end of the output, contiguous, in an open
- * CELLS record if there is one; *got says how many. limit: output bytes the caller may fill
- * up to. */
-static uint8_t *out_cells(struct an2_link *l, size_t limit, uint32_t want, uint32_t *got)
+ * CELLS record if there is one; *got says how many. keep: output bytes to leave free (for the
+ * records that are not data). */
+static uint8_t *out_cells(struct an2_link *l, size_t keep, uint32_t want, uint32_t *got)
 {
+    size_t cap;
+    uint8_t *base = out_base(l, &cap);
+    size_t limit = cap > keep ? cap - keep : 0;
     size_t hdr = l->open_cells != SIZE_MAX ? 0 : AN2_FIBER_HDR;
-    if (l->out_len + hdr + AAL5_CELL_BYTES > limit)
+    if (l->out_len + hdr + AAL5_CELL_BYTES > limit) {
+        out_refused(l, l->out_len + hdr + AAL5_CELL_BYTES + keep);
         return NULL;
+    }
     uint32_t in_record = 0;
     if (l->open_cells != SIZE_MAX) {
-        const uint8_t *rec = l->out + l->open_cells;
+        const uint8_t *rec = base + l->open_cells;
         in_record = (uint32_t)(rec[2] << 8 | rec[3]) / AAL5_CELL_BYTES;
     }
     size_t fit = (limit - l->out_len - hdr) / AAL5_CELL_BYTES;
@@ -134,7 +166,7 @@ static uint8_t *out_cells(struct an2_link *l, size_t limit, uint32_t want, uint3
         p += AN2_FIBER_HDR;
         l->out_len += AN2_FIBER_HDR;
     }
-    uint8_t *rec = l->out + l->open_cells;
+    uint8_t *rec = base + l->open_cells;
     uint32_t cells = in_record + n;
     rec[2] = (uint8_t)(cells * AAL5_CELL_BYTES >> 8);
     rec[3] = (uint8_t)(cells * AAL5_CELL_BYTES);
@@ -146,14 +178,31 @@ static uint8_t *out_cells(struct an2_link *l, size_t limit, uint32_t want, uint3
 }
 
 /* A slot for one cell (out_cells). */
-static uint8_t *out_cell(struct an2_link *l, size_t limit)
+static uint8_t *out_cell(struct an2_link *l, size_t keep)
 {
     uint32_t got;
-    return out_cells(l, limit, 1, &got);
+    return out_cells(l, keep, 1, &got);
+}
+
+/* The output built in the carrier's window goes, all of it: the window had room for it. */
+static bool commit(struct an2_link *l, uint64_t now)
+{
+    if (!l->out_len || l->down)
+        return false;
+    if (an2_carrier_commit(l->cfg.carrier, l->out_len) != 0) {
+        link_down(l, errno == EPIPE || errno == ECONNRESET ? "connection reset" : strerror(errno));
+        return false;
+    }
+    l->last_write_ns = now;
+    l->out_len = 0;
+    l->open_cells = SIZE_MAX;
+    return true;
 }
 
 static bool flush(struct an2_link *l, uint64_t now)
 {
+    if (l->in_window)
+        return commit(l, now);
     bool moved = false;
     while (l->out_len && !l->down) {
         ssize_t n = an2_carrier_write(l->cfg.carrier, l->out + l->out_start, l->out_len);
@@ -228,7 +277,7 @@ bool an2_link_send_sig(struct an2_link *l, const struct an2_sig_msg *msg)
 static void sig_out(struct an2_link *l)
 {
     while (l->sig_count && l->hello_seen) {
-        uint8_t *cell = out_cell(l, OUT_CAP);
+        uint8_t *cell = out_cell(l, 0);
         if (!cell)
             return;
         an2_sig_cell_encode(&l->sigq[l->sig_head], cell);
@@ -360,7 +409,7 @@ static uint32_t dev_receive(void *ctx, uint16_t vpi, uint16_t vci, const struct 
     uint32_t k = 0;
     while (k < n) { /* each pass fills one record's worth at most, or stops */
         uint32_t got;
-        uint8_t *cells = out_cells(l, OUT_CAP - OUT_RESERVE, n - k, &got);
+        uint8_t *cells = out_cells(l, OUT_RESERVE, n - k, &got);
         if (!cells)
             break;
         cell_run_cells(run, k, got, 0, vci, cells);
@@ -683,7 +732,8 @@ static void keepalive(struct an2_link *l, uint64_t now)
     uint64_t silent = (uint64_t)AN2_FIBER_DEAD_MISSES * l->peer_keepalive_ms * 1000000u;
     if (since(now, l->last_rx_ns) > silent)
         link_down(l, "silent past its keepalive");
-    else if (l->out_len && since(now, l->last_write_ns) > (uint64_t)AN2_FIBER_DEAD_MISSES * period)
+    else if ((l->out_len || l->out_wanted) &&
+             since(now, l->last_write_ns) > (uint64_t)AN2_FIBER_DEAD_MISSES * period)
         link_down(l, "the other end stopped reading");
 }
 
@@ -701,14 +751,17 @@ struct an2_link *an2_link_create(const struct an2_link_config *cfg, uint64_t now
     l->cfg = *cfg;
     if (!l->cfg.keepalive_ms)
         l->cfg.keepalive_ms = 200;
-    l->out = malloc(OUT_CAP);
+    size_t room;
+    l->in_window = an2_carrier_window(cfg->carrier, &room) != NULL;
+    l->out = l->in_window ? NULL : malloc(OUT_CAP);
     l->in = malloc(IN_CAP);
     l->open_cells = SIZE_MAX;
     l->created_ns = l->last_rx_ns = l->last_write_ns = now_ns;
     vc_map_init(&l->by_vci);
     l->info.window = cfg->window_start ? cfg->window_start : cfg->window;
     struct an2_port_device dev = {.receive = dev_receive, .ctx = l};
-    int rc = l->out && l->in ? an2_switch_port_attach(cfg->sw, cfg->port, &dev) : -ENOMEM;
+    int rc = (l->out || l->in_window) && l->in ? an2_switch_port_attach(cfg->sw, cfg->port, &dev)
+                                               : -ENOMEM;
     if (!rc && an2_switch_port_set_window(cfg->sw, cfg->port, l->info.window) != 0) {
         an2_switch_port_detach(cfg->sw, cfg->port);
         rc = -ENOMEM;
@@ -747,12 +800,24 @@ int an2_link_fd(const struct an2_link *l) { return l->cfg.carrier->fd; }
 unsigned an2_link_port(const struct an2_link *l) { return l->cfg.port; }
 bool an2_link_is_up(const struct an2_link *l) { return l->hello_seen && !l->down; }
 const char *an2_link_why(const struct an2_link *l) { return l->down ? l->why : ""; }
-bool an2_link_wants_write(const struct an2_link *l) { return l->out_len > 0; }
+bool an2_link_wants_write(const struct an2_link *l) { return l->out_len || l->out_wanted; }
 uint32_t an2_link_write_events(const struct an2_link *l) { return l->cfg.carrier->write_events; }
 bool an2_link_polled(const struct an2_link *l) { return l->cfg.carrier->polled; }
 bool an2_link_arm(struct an2_link *l)
 {
-    return l->down || an2_carrier_arm(l->cfg.carrier, l->out_len > 0);
+    if (l->down)
+        return true;
+    if (l->out_wanted) {
+        /* the room a refused reservation wanted has come: one more pass, to try again (and
+         * only one: whoever still finds too little asks anew) */
+        size_t room;
+        an2_carrier_window(l->cfg.carrier, &room);
+        if (room >= l->out_wanted) {
+            l->out_wanted = 0;
+            return false;
+        }
+    }
+    return an2_carrier_arm(l->cfg.carrier, l->out_len ? 1 : l->out_wanted);
 }
 
 void an2_link_info(const struct an2_link *l, struct an2_link_info *out)

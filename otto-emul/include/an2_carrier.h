@@ -43,9 +43,18 @@ struct an2_carrier_ops {
      * (wake-ups, its end), bounded; what it means shows in read and write. */
     void (*event)(struct an2_carrier *c);
     /* Optional. The owner is about to sleep until the fd is readable: the carrier asks the
-     * other end to wake it when bytes come, or (want_room: output waits) when room comes.
-     * False if it need not sleep (bytes wait, room came, an error or the end). */
-    bool (*arm)(struct an2_carrier *c, bool want_room);
+     * other end to wake it when bytes come, or (want_room > 0: output of that many bytes
+     * waits) when room comes. False if it need not sleep (bytes wait, that much room came,
+     * an error or the end). */
+    bool (*arm)(struct an2_carrier *c, size_t want_room);
+    /* Optional, with commit: where the bytes to send next can be written in place, without
+     * the copy of write. The window is contiguous, *room bytes long (0 when the carrier has
+     * none now: full, failed or ended), and stays where it is until the next commit; more
+     * room may come meanwhile (call again). NULL if the carrier has no window. */
+    uint8_t *(*window)(struct an2_carrier *c, size_t *room);
+    /* Sends the first n bytes written into the window (n at most its room). 0, or -1 with
+     * errno as write's. */
+    int (*commit)(struct an2_carrier *c, size_t n);
 };
 
 struct an2_carrier {
@@ -82,9 +91,18 @@ static inline void an2_carrier_event(struct an2_carrier *c)
     if (c->ops->event)
         c->ops->event(c);
 }
-static inline bool an2_carrier_arm(struct an2_carrier *c, bool want_room)
+static inline bool an2_carrier_arm(struct an2_carrier *c, size_t want_room)
 {
     return c->ops->arm ? c->ops->arm(c, want_room) : true;
+}
+static inline uint8_t *an2_carrier_window(struct an2_carrier *c, size_t *room)
+{
+    *room = 0;
+    return c->ops->window ? c->ops->window(c, room) : NULL;
+}
+static inline int an2_carrier_commit(struct an2_carrier *c, size_t n)
+{
+    return c->ops->commit(c, n);
 }
 
 /* The stream carrier on a connected, non-blocking stream socket fd, which it owns from now

@@ -1,6 +1,7 @@
 /* test_carrier_shm.c — the shared-memory carrier (an2_carrier_shm.c) between two ends of a
  * socketpair: bytes in order through many wrap-arounds of the rings; a full ring refuses, then
- * takes again once read; no wake-up on the socket while the reader is awake, one once it has
+ * takes again once read; records written in place into the window, one run of memory across
+ * the ring's end, arrive in order, and a commit past the window is refused; no wake-up on the socket while the reader is awake, one once it has
  * armed, for bytes and for room; the end seen after the last bytes; the ring an end hands over
  * cannot be mapped for writing by the other; and a hostile other end (an unsealed memfd, a
  * ring of the wrong size, a counter past the ring, two rings) ends the carrier with EPROTO. */
@@ -236,9 +237,75 @@ static void hostile_other_end(void)
     an2_carrier_close(c);
 }
 
+/* Records written in place: the window is one run of memory wherever the ring's position is
+ * (its data is mapped twice in a row), its room is what the other end has not read, and what
+ * is committed arrives in order, across many wrap-arounds. */
+static void window_in_place(void)
+{
+    struct an2_carrier *a, *b;
+    CHECK(pair(&a, &b), "a pair");
+    size_t room;
+    uint8_t *w = an2_carrier_window(a, &room);
+    CHECK(w && room == AN2_SHM_RING_DATA, "an empty ring's window is all of it (%zu)", room);
+    CHECK(an2_carrier_commit(a, AN2_SHM_RING_DATA + 1) < 0 && errno == EINVAL,
+          "a commit past the window is refused");
+    size_t total = 3u * AN2_SHM_RING_DATA + 777, sent = 0, got = 0;
+    uint8_t *in = malloc(70000);
+    uint32_t seed = 7, check_seed = 7;
+    bool ok = w && in, straddled = false, filled = false;
+    while (got < total && ok) {
+        size_t want = 1 + (seed >> 5) % 65000;
+        if (want > total - sent)
+            want = total - sent;
+        w = an2_carrier_window(a, &room);
+        if (!w) {
+            ok = false;
+            break;
+        }
+        if (want && room >= want) {
+            /* one record's worth, written in place as the link writes its records */
+            size_t at = sent % AN2_SHM_RING_DATA;
+            straddled |= at + want > AN2_SHM_RING_DATA;
+            for (size_t i = 0; i < want; i++)
+                w[i] = (uint8_t)((seed = seed * 1103515245u + 12345u) >> 16);
+            ok = an2_carrier_commit(a, want) == 0;
+            sent += want;
+        } else if (want) {
+            filled = true;
+        }
+        ssize_t r = an2_carrier_read(b, in, (seed >> 3) % 8 ? 4000 : 70000);
+        if (r < 0 && errno != EAGAIN)
+            ok = false;
+        for (ssize_t i = 0; i < r && ok; i++) {
+            check_seed = check_seed * 1103515245u + 12345u;
+            if (in[i] != (uint8_t)(check_seed >> 16))
+                ok = false;
+        }
+        if (r > 0)
+            got += (size_t)r;
+    }
+    CHECK(ok && got == total, "every byte in order: %zu of %zu", got, total);
+    CHECK(straddled, "a record was written across the ring's end");
+    CHECK(filled, "the window ran short at times");
+    /* a full ring: no room; an end that waits for room sleeps until enough of it came */
+    while ((w = an2_carrier_window(a, &room)) && room)
+        CHECK(an2_carrier_commit(a, room) == 0, "fill");
+    CHECK(w && room == 0, "a full ring's window has no room");
+    CHECK(an2_carrier_arm(a, 5000), "too little room: a may sleep");
+    CHECK(an2_carrier_read(b, in, 1000) == 1000 && readable(a->fd), "b reads: a is woken");
+    an2_carrier_event(a);
+    CHECK(an2_carrier_arm(a, 5000), "1000 bytes are not the 5000 it waits for: it sleeps on");
+    CHECK(an2_carrier_read(b, in, 4000) == 4000, "b reads more");
+    CHECK(!an2_carrier_arm(a, 5000), "5000 bytes of room: a must not sleep");
+    free(in);
+    an2_carrier_close(a);
+    an2_carrier_close(b);
+}
+
 int main(void)
 {
     bytes_in_order();
+    window_in_place();
     wake_ups_and_end();
     hostile_other_end();
     return check_exit("test_carrier_shm");
