@@ -39,6 +39,23 @@ static bool pair(struct an2_carrier **a, struct an2_carrier **b)
     return true;
 }
 
+/* Reads up to cap bytes from b and checks them against the pseudo-random sequence the writer
+ * made (its state in *check_seed); *got counts them. False on an error or a wrong byte. */
+static bool take_in_order(struct an2_carrier *b, uint8_t *in, size_t cap, uint32_t *check_seed,
+                          size_t *got)
+{
+    ssize_t r = an2_carrier_read(b, in, cap);
+    if (r < 0)
+        return errno == EAGAIN;
+    for (ssize_t i = 0; i < r; i++) {
+        *check_seed = *check_seed * 1103515245u + 12345u;
+        if (in[i] != (uint8_t)(*check_seed >> 16))
+            return false;
+    }
+    *got += (size_t)r;
+    return true;
+}
+
 static void bytes_in_order(void)
 {
     struct an2_carrier *a, *b;
@@ -66,16 +83,8 @@ static void bytes_in_order(void)
         if (n > 0)
             sent += (size_t)n;
         /* read less than is written, so that the ring fills at times */
-        ssize_t r = an2_carrier_read(b, in, (seed >> 9) % 4 ? 500 : 8192);
-        if (r < 0 && errno != EAGAIN)
-            ok = false;
-        for (ssize_t i = 0; i < r && ok; i++) {
-            check_seed = check_seed * 1103515245u + 12345u;
-            if (in[i] != (uint8_t)(check_seed >> 16))
-                ok = false;
-        }
-        if (r > 0)
-            got += (size_t)r;
+        if (ok)
+            ok = take_in_order(b, in, (seed >> 9) % 4 ? 500 : 8192, &check_seed, &got);
     }
     CHECK(ok && got == total, "every byte in order: %zu of %zu", got, total);
     CHECK(full > 0, "the ring filled at times (%d)", full);
@@ -273,16 +282,8 @@ static void window_in_place(void)
         } else if (want) {
             filled = true;
         }
-        ssize_t r = an2_carrier_read(b, in, (seed >> 3) % 8 ? 4000 : 70000);
-        if (r < 0 && errno != EAGAIN)
-            ok = false;
-        for (ssize_t i = 0; i < r && ok; i++) {
-            check_seed = check_seed * 1103515245u + 12345u;
-            if (in[i] != (uint8_t)(check_seed >> 16))
-                ok = false;
-        }
-        if (r > 0)
-            got += (size_t)r;
+        if (ok)
+            ok = take_in_order(b, in, (seed >> 3) % 8 ? 4000 : 70000, &check_seed, &got);
     }
     CHECK(ok && got == total, "every byte in order: %zu of %zu", got, total);
     CHECK(straddled, "a record was written across the ring's end");
