@@ -199,7 +199,7 @@ enum an2_handshake_state an2_handshake_step(struct an2_handshake *hs, uint64_t n
                 on_proof(hs, hs->in + AN2_FIBER_HDR, hs->in_len - AN2_FIBER_HDR);
             hs->in_len = 0;
         }
-        if (hs->failed || (hs->verified && hs->sent_proof) || an2_carrier_arm(hs->carrier, false))
+        if (hs->failed || (hs->verified && hs->sent_proof) || an2_carrier_arm(hs->carrier, 0))
             break;
     }
     if (hs->failed)

@@ -73,7 +73,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 #define QUIET_MS 20
 static bool ofi_wait(struct an2_carrier *a, struct an2_carrier *b)
 {
-    if (!an2_carrier_arm(a, false) || !an2_carrier_arm(b, false))
+    if (!an2_carrier_arm(a, 0) || !an2_carrier_arm(b, 0))
         return true;
     struct pollfd p[2] = {{.fd = a->fd, .events = POLLIN}, {.fd = b->fd, .events = POLLIN}};
     return poll(p, 2, QUIET_MS) > 0;
@@ -96,7 +96,7 @@ static void fuzz_ofi_hello(const uint8_t *data, size_t size, bool listener)
                 break;   /* (bytes out of nowhere, the end, or a failure) */
             while (recv(theirs, buf, sizeof buf, MSG_DONTWAIT) > 0) {   /* its hello */
             }
-            if (an2_carrier_arm(c, false)) {
+            if (an2_carrier_arm(c, 0)) {
                 struct pollfd p = {.fd = c->fd, .events = POLLIN};
                 if (poll(&p, 1, QUIET_MS) == 0)
                     break;

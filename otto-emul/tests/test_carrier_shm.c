@@ -100,10 +100,10 @@ static void wake_ups_and_end(void)
     struct an2_carrier *a, *b;
     CHECK(pair(&a, &b), "a pair");
     uint8_t buf[4096] = {7};
-    CHECK(an2_carrier_arm(b, false), "nothing waits: b may sleep");
+    CHECK(an2_carrier_arm(b, 0), "nothing waits: b may sleep");
     CHECK(an2_carrier_write(a, buf, 100) == 100, "a writes");
     CHECK(readable(b->fd), "b, asleep, is woken");
-    CHECK(!an2_carrier_arm(b, false), "bytes wait: b must not sleep");
+    CHECK(!an2_carrier_arm(b, 0), "bytes wait: b must not sleep");
     an2_carrier_event(b);
     CHECK(!readable(b->fd), "the wake-up is taken");
     CHECK(an2_carrier_read(b, buf, sizeof buf) == 100, "b reads the 100 bytes");
@@ -111,7 +111,7 @@ static void wake_ups_and_end(void)
     CHECK(an2_carrier_read(b, buf, sizeof buf) == 10, "b reads");
     /* an end that arms, then writes while it looks once more before sleeping (a credit it
      * owed), still gets its wake-up */
-    CHECK(an2_carrier_arm(b, false), "b may sleep again");
+    CHECK(an2_carrier_arm(b, 0), "b may sleep again");
     CHECK(an2_carrier_write(b, buf, 10) == 10, "b, armed, writes");
     CHECK(an2_carrier_write(a, buf, 10) == 10 && readable(b->fd), "b, asleep, is woken");
     an2_carrier_event(b);
@@ -124,11 +124,11 @@ static void wake_ups_and_end(void)
     while ((n = an2_carrier_write(a, buf, sizeof buf)) > 0)
         filled += (size_t)n;
     CHECK(n < 0 && errno == EAGAIN && filled == AN2_SHM_RING_DATA, "full at %zu", filled);
-    CHECK(an2_carrier_arm(a, true), "no room: a may sleep");
+    CHECK(an2_carrier_arm(a, 1), "no room: a may sleep");
     CHECK(!readable(a->fd), "a not woken yet");
     CHECK(an2_carrier_read(b, buf, 1000) == 1000, "b reads some");
     CHECK(readable(a->fd), "a is woken for room");
-    CHECK(!an2_carrier_arm(a, true), "room: a must not sleep");
+    CHECK(!an2_carrier_arm(a, 1), "room: a must not sleep");
     CHECK(an2_carrier_write(a, buf, sizeof buf) == 1000, "a writes into the room");
     /* the end comes after the last bytes */
     an2_carrier_close(a);
