@@ -247,8 +247,8 @@ static void hostile_other_end(void)
 }
 
 /* Records written in place: the window is one run of memory wherever the ring's position is
- * (its data is mapped twice in a row), its room is what the other end has not read, and what
- * is committed arrives in order, across many wrap-arounds. */
+ * (its data is mapped twice in a row), its room the ring less what the other end has yet to
+ * read, and what is committed arrives in order, across many wrap-arounds. */
 static void window_in_place(void)
 {
     struct an2_carrier *a, *b;
