@@ -1,7 +1,8 @@
 /* an2-physics: measures what decides the AN2-versus-TCP ratios on the machine it runs on (a
  * system call, a sched_yield, a context switch between two processes, a futex wake-up between
- * two processes, one cache line between two cores, memcpy in and out of cache) and prints them as a Markdown table, so that a reader
- * of a benchmark summary can tell a slow machine from a slow transport. */
+ * two processes, one cache line between two cores, memcpy in and out of cache) and prints
+ * them as a Markdown table, so that a reader of a benchmark summary can tell a slow machine
+ * from a slow transport. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>

@@ -1,8 +1,9 @@
 /* test_carrier_shm.c — the shared-memory carrier (an2_carrier_shm.c) between two ends of a
  * socketpair: bytes in order through many wrap-arounds of the rings; a full ring refuses, then
  * takes again once read; records written in place into the window, one run of memory across
- * the ring's end, arrive in order, and a commit past the window is refused; no wake-up on the socket while the reader is awake, one once it has
- * armed, for bytes and for room; the end seen after the last bytes; the ring an end hands over
+ * the ring's end, arrive in order, and a commit past the window is refused; no wake-up on the
+ * socket while the reader is awake, one once it has armed, for bytes and for room (as much
+ * as it waits for); the end seen after the last bytes; the ring an end hands over
  * cannot be mapped for writing by the other; and a hostile other end (an unsealed memfd, a
  * ring of the wrong size, a counter past the ring, two rings) ends the carrier with EPROTO. */
 #include <errno.h>
