@@ -46,9 +46,9 @@ struct an2_link {
     struct vc_map by_vci;
     struct link_vc **vcs;
     uint32_t nvcs, cap_vcs;
-    uint8_t *out;                      /* output bytes [out_start, out_start + out_len) */
+    uint8_t *out;                      /* output bytes [out_start, out_start + out_len); NULL:
+                                        * built in the carrier's window (in_window) */
     size_t out_start, out_len;
-    bool in_window;                    /* output built in the carrier's window, not in out */
     size_t out_wanted;                 /* in_window: room a refused reservation needed */
     size_t open_cells;                 /* offset of a CELLS record still open, or SIZE_MAX */
     uint8_t *in;
@@ -74,12 +74,14 @@ static void link_down(struct an2_link *l, const char *why)
 
 /* ---- output ---- */
 
+static bool in_window(const struct an2_link *l) { return !l->out; }
+
 /* Where the output is built, and how many bytes it may hold: the carrier's window when it has
  * one (the records are then written where the carrier sends them from, and a flush only
  * commits them), else our buffer. The window stays where it is until the flush. */
 static uint8_t *out_base(const struct an2_link *l, size_t *cap)
 {
-    if (!l->in_window) {
+    if (!in_window(l)) {
         *cap = OUT_CAP;
         return l->out;
     }
@@ -94,15 +96,14 @@ static uint8_t *out_base(const struct an2_link *l, size_t *cap)
 /* A reservation of n bytes found no room: in the window, room is what a sleeper waits for. */
 static void out_refused(struct an2_link *l, size_t n)
 {
-    if (l->in_window && n > l->out_wanted)
+    if (in_window(l) && n > l->out_wanted)
         l->out_wanted = n;
 }
 
-/* Room for n more bytes at the end of the output (compacting if that makes room). */
-static uint8_t *out_reserve(struct an2_link *l, size_t n)
+/* Room for n more bytes at the end of the output at base, cap bytes long (out_base),
+ * compacting if that makes room. */
+static uint8_t *out_reserve_at(struct an2_link *l, uint8_t *base, size_t cap, size_t n)
 {
-    size_t cap;
-    uint8_t *base = out_base(l, &cap);
     if (cap - l->out_start - l->out_len < n && l->out_start) {
         memmove(l->out, l->out + l->out_start, l->out_len);
         if (l->open_cells != SIZE_MAX)
@@ -114,6 +115,13 @@ static uint8_t *out_reserve(struct an2_link *l, size_t n)
         return NULL;
     }
     return base + l->out_start + l->out_len;
+}
+
+static uint8_t *out_reserve(struct an2_link *l, size_t n)
+{
+    size_t cap;
+    uint8_t *base = out_base(l, &cap);
+    return out_reserve_at(l, base, cap, n);
 }
 
 static bool out_record(struct an2_link *l, uint8_t type, const void *body, uint16_t len)
@@ -155,7 +163,7 @@ static uint8_t *out_cells(struct an2_link *l, size_t keep, uint32_t want, uint32
         n = want;
     if (fit < n)
         n = (uint32_t)fit;
-    uint8_t *p = out_reserve(l, hdr + (size_t)n * AAL5_CELL_BYTES);
+    uint8_t *p = out_reserve_at(l, base, cap, hdr + (size_t)n * AAL5_CELL_BYTES);
     if (!p)
         return NULL;
     if (l->open_cells == SIZE_MAX) {
@@ -201,7 +209,7 @@ static bool commit(struct an2_link *l, uint64_t now)
 
 static bool flush(struct an2_link *l, uint64_t now)
 {
-    if (l->in_window)
+    if (in_window(l))
         return commit(l, now);
     bool moved = false;
     while (l->out_len && !l->down) {
@@ -752,16 +760,16 @@ struct an2_link *an2_link_create(const struct an2_link_config *cfg, uint64_t now
     if (!l->cfg.keepalive_ms)
         l->cfg.keepalive_ms = 200;
     size_t room;
-    l->in_window = an2_carrier_window(cfg->carrier, &room) != NULL;
-    l->out = l->in_window ? NULL : malloc(OUT_CAP);
+    bool window = an2_carrier_window(cfg->carrier, &room) != NULL;
+    l->out = window ? NULL : malloc(OUT_CAP);
     l->in = malloc(IN_CAP);
     l->open_cells = SIZE_MAX;
     l->created_ns = l->last_rx_ns = l->last_write_ns = now_ns;
     vc_map_init(&l->by_vci);
     l->info.window = cfg->window_start ? cfg->window_start : cfg->window;
     struct an2_port_device dev = {.receive = dev_receive, .ctx = l};
-    int rc = (l->out || l->in_window) && l->in ? an2_switch_port_attach(cfg->sw, cfg->port, &dev)
-                                               : -ENOMEM;
+    int rc = (window || l->out) && l->in ? an2_switch_port_attach(cfg->sw, cfg->port, &dev)
+                                         : -ENOMEM;
     if (!rc && an2_switch_port_set_window(cfg->sw, cfg->port, l->info.window) != 0) {
         an2_switch_port_detach(cfg->sw, cfg->port);
         rc = -ENOMEM;
