@@ -151,6 +151,11 @@ int an2_wait(an2_ep *ep, struct an2_report *out, int max, int timeout_ms);
  * reach it (it waits for our CPU, in another scheduling group), a 20 us sleep instead. */
 void an2_yield(an2_ep *ep, bool rx_only);
 void an2_yield_end(an2_ep *ep);
+/* Whether the controller is awake and its pulse names the CPU we run on: it then runs only
+ * when we give that CPU up (or the scheduler moves it), and a task about to compute should
+ * hand it the CPU first, or what it just posted waits for the scheduler's tick. A hint (the
+ * pulse is up to 10 us old); no system call. */
+bool an2_controller_waits_here(const an2_ep *ep);
 
 /* Sleeping together with other descriptors (e.g. a PVM task's pvmd socket):
  *   if (an2_sleep_prepare(ep) == 0)          asks for the interrupt, looks once more

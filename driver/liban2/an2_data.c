@@ -197,6 +197,14 @@ void an2_yield(an2_ep *ep, bool rx_only)
     }
 }
 
+bool an2_controller_waits_here(const an2_ep *ep)
+{
+    /* relaxed hints (otto_hw.h's pulse): a stale one costs one needless yield or one missed */
+    return !otto_shared_get(&ep->hdr->controller_asleep) &&
+           otto_shared_get64(&ep->hdr->controller_awake_ns) != 0 &&
+           otto_shared_get(&ep->hdr->controller_cpu) == (uint32_t)sched_getcpu();
+}
+
 void an2_yield_end(an2_ep *ep)
 {
     /* a controller that still sees the lease keeps the CPU 50 us at most */

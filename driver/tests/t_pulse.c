@@ -4,8 +4,9 @@
  * an2_yield then naps, which the endpoint counts (not the context switches: on a loaded
  * machine a 20 us nap may end before the task blocks). In an2d's group it yields. A task
  * waiting on another CPU moves the starved an2d to its own (then as on an2d's CPU), and an2d,
- * running again, takes back the CPUs it started with. Needs AN2D_PID (an an2d started with
- * our CPUs), and T_PULSE_GROUP=apart (run it in a session of its own) or same. */
+ * running again, takes back the CPUs it started with. The endpoint says an2d waits for our
+ * CPU (an2_controller_waits_here) only on the CPU its pulse names. Needs AN2D_PID (an an2d
+ * started with our CPUs), and T_PULSE_GROUP=apart (run it in a session of its own) or same. */
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -105,6 +106,8 @@ int main(void)
 
     usleep(2000); /* the pulse grows older than OTTO_STARVED_NS */
     pin_to((int)cpu);
+    if (!an2_controller_waits_here(p.ep))
+        FAIL("an2d stopped awake on our CPU %u: the endpoint does not say it waits here", cpu);
     long naps = yields_that_slept(p.ep);
     if (apart && naps < YIELDS)
         FAIL("an2d stopped awake on our CPU %u: %ld of %d yields slept", cpu, naps, YIELDS);
@@ -119,6 +122,9 @@ int main(void)
             other = c;
     if (other >= 0) { /* waiting on another CPU than the stopped an2d's: it is moved to ours */
         pin_to(other);
+        if (an2_controller_waits_here(p.ep))
+            FAIL("an2d stopped awake on CPU %u: the endpoint says it waits on ours, %d", cpu,
+                 other);
         bool moved = false;
         for (int try = 0; try < TRIES && !moved; try++) {
             if (try > 0) { /* the pulse grew too old to act on (a loaded machine): again */
