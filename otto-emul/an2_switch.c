@@ -467,3 +467,8 @@ int an2_switch_vc_counters(const struct an2_switch *sw, unsigned in_port, uint16
     out->cells_buffered = r->count;
     return 0;
 }
+
+bool an2_switch_holds_cells(const struct an2_switch *sw)
+{
+    return sw->nactive > 0;
+}

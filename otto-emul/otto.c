@@ -128,6 +128,7 @@ int otto_attach(struct otto *o, uint32_t portion_id, void *base, size_t size)
     p->report_prod = otto_shared_get(&p->hdr->report.prod);
     for (uint32_t i = 0; i < geo.max_vcs; i++)
         p->vcs[i].rx_cons = otto_shared_get(&p->rx_index[i].cons);
+    otto_shared_set(&p->hdr->controller_holds_cells, o->holds_published ? 1u : 0u); /* a hint */
     if (vc_map_put(&o->portion_map, portion_id, p))
         goto nomem;
     p->list_index = o->nportions;
@@ -366,6 +367,17 @@ bool otto_pulse(struct otto *o, uint64_t now_ns, uint32_t cpu)
         }
     }
     return moved;
+}
+
+void otto_publish_holding(struct otto *o)
+{
+    bool holds = an2_switch_holds_cells(o->sw);
+    if (holds == o->holds_published)
+        return;
+    o->holds_published = holds;
+    /* a hint (otto_hw.h): relaxed; a stale value costs a yield or a tick */
+    for (uint32_t i = 0; i < o->nportions; i++)
+        otto_shared_set(&o->portions[i]->hdr->controller_holds_cells, holds ? 1u : 0u);
 }
 
 void otto_set_asleep(struct otto *o, bool asleep)

@@ -91,6 +91,7 @@ struct otto {
     struct otto_config cfg;
     struct an2_switch *sw;
     unsigned port;
+    bool holds_published;              /* controller_holds_cells as last published */
     struct vc_map portion_map;         /* id -> portion */
     struct otto_portion **portions;
     uint32_t nportions;

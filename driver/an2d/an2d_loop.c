@@ -37,6 +37,7 @@ static bool poll_hardware(struct an2d_loop *L, uint64_t now)
         progress |= an2d_uplink_poll(L->uplink, now);
     if (progress)
         an2_driver_drains_check(L->drv);
+    otto_publish_holding(L->otto);
     return progress;
 }
 

@@ -156,6 +156,9 @@ void an2_yield_end(an2_ep *ep);
  * hand it the CPU first, or what it just posted waits for the scheduler's tick. A hint (the
  * pulse is up to 10 us old); no system call. */
 bool an2_controller_waits_here(const an2_ep *ep);
+/* Whether cells the controller took from us or others still wait in it (otto_hw.h's holding
+ * hint): a descriptor reported sent has left the ring, not the host. */
+bool an2_controller_holds_cells(const an2_ep *ep);
 
 /* Sleeping together with other descriptors (e.g. a PVM task's pvmd socket):
  *   if (an2_sleep_prepare(ep) == 0)          asks for the interrupt, looks once more

@@ -205,6 +205,12 @@ bool an2_controller_waits_here(const an2_ep *ep)
            otto_shared_get(&ep->hdr->controller_cpu) == (uint32_t)sched_getcpu();
 }
 
+bool an2_controller_holds_cells(const an2_ep *ep)
+{
+    /* relaxed: a hint (otto_hw.h) */
+    return otto_shared_get(&ep->hdr->controller_holds_cells) != 0;
+}
+
 void an2_yield_end(an2_ep *ep)
 {
     /* a controller that still sees the lease keeps the CPU 50 us at most */

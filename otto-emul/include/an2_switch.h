@@ -49,6 +49,8 @@ int an2_switch_port_set_rate(struct an2_switch *sw, unsigned port, double cells_
 bool an2_switch_poll(struct an2_switch *sw, uint64_t now_ns);
 /* When pacing next lets buffered cells move; UINT64_MAX if none is waiting for the clock. */
 uint64_t an2_switch_next_deadline(const struct an2_switch *sw);
+/* True while cells wait in the switch (for credit, for a receiver). */
+bool an2_switch_holds_cells(const struct an2_switch *sw);
 
 int an2_switch_port_counters(const struct an2_switch *sw, unsigned port,
                              struct an2_port_counters *out);

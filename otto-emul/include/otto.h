@@ -100,6 +100,9 @@ uint64_t otto_next_deadline(const struct otto *otto);
 /* True if a host polls on `cpu` under its polling hint (otto_hw.h) and none that does has
  * unconsumed reports it waits for: a controller running on that CPU should keep it. */
 bool otto_hosts_only_poll_on(const struct otto *otto, uint32_t cpu, uint64_t now_ns);
+/* Publishes controller_holds_cells to every attached portion when it changed (otto_hw.h):
+ * call after each pass, the uplink's included. */
+void otto_publish_holding(struct otto *otto);
 /* Publishes controller_asleep to every attached portion (see otto_hw.h), with the fence. */
 void otto_set_asleep(struct otto *otto, bool asleep);
 /* Publishes the controller's pulse (otto_hw.h) to every attached portion: it runs at now_ns

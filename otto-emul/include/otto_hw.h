@@ -107,10 +107,17 @@
  * above. It sets host_moved_controller to 1 after the move; the controller, at its next pulse,
  * clears it and takes back the CPUs it was started with. A hint too: a controller that was not
  * moved only widens its CPU set to what it already has.
+ *
+ * Holding (controller -> host): controller_holds_cells is 1 while cells the controller has
+ * taken (and reported sent) still wait in it, for credit from a fabric's switch or for a
+ * receiver's buffers; it is published after each pass that changed it. A host that sent to
+ * another host and is about to compute on the controller's CPU (its pulse) hands the CPU over
+ * while it is 1: behind a task that computes, the controller would wait for the scheduler's
+ * tick. A relaxed hint like the others.
  */
 
 #define OTTO_HW_MAGIC   0x4f54544fu /* "OTTO" */
-#define OTTO_HW_VERSION 6u
+#define OTTO_HW_VERSION 7u
 
 #define OTTO_CELL_BYTES         53u
 #define OTTO_CELL_HEADER_BYTES  5u
@@ -176,6 +183,8 @@ struct otto_portion_hdr {
                                                            to its CPU; the controller: 0 */
     alignas(OTTO_CACHELINE) uint64_t controller_awake_ns; /* controller: its pulse, 0: none */
     uint32_t controller_cpu;                            /* controller: the CPU of that pulse */
+    uint32_t controller_holds_cells;                    /* controller: 1 while cells it took
+                                                           wait in it (for credit, a receiver) */
 };
 
 /* What a polling host waits for (host_polls_for). */
@@ -266,6 +275,8 @@ static_assert(offsetof(struct otto_portion_hdr, controller_awake_ns) == 10 * OTT
               "hdr.controller_awake_ns");
 static_assert(offsetof(struct otto_portion_hdr, controller_cpu) == 10 * OTTO_CACHELINE + 8,
               "hdr.controller_cpu");
+static_assert(offsetof(struct otto_portion_hdr, controller_holds_cells) ==
+                  10 * OTTO_CACHELINE + 12, "hdr.controller_holds_cells");
 static_assert(sizeof(struct otto_portion_hdr) == 11 * OTTO_CACHELINE, "hdr size");
 static_assert(sizeof(struct otto_frag) == 8, "frag layout");
 static_assert(sizeof(struct otto_tx_desc) == 80, "tx descriptor layout");

@@ -1,6 +1,7 @@
 /* test_otto_flow.c — credit flow control and pacing: several senders to one slow receiver lose
  * no cell, credits are conserved, a second VC on the same links keeps flowing; the link clock
- * holds the configured rate (on a simulated clock: a check of the model, not a timing). */
+ * holds the configured rate (on a simulated clock: a check of the model, not a timing); the
+ * controllers say while cells wait in the switch (the holding hint). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,9 +262,60 @@ static void pacing(void)
     CHECK(got <= 32 + 1, "after idling: %llu cells at once", (unsigned long long)got);
 }
 
+/* The holding hint (otto_hw.h): while cells a controller sent wait in the switch for a
+ * receiver's buffers, every portion on the switch says so; once delivered, none does. */
+static void holding_hint(void)
+{
+    struct an2_switch_config sc = { .nports = 2, .vc_credit_cells = WINDOW };
+    struct an2_switch *sw = an2_switch_create(&sc);
+    struct otto_config oc = { 0 };
+    struct otto *ottos[2] = { otto_create(&oc, sw, 0), otto_create(&oc, sw, 1) };
+    struct host s, r;
+    CHECK(host_create(&s, 10, 1, 8, 4, 4 * SLOT) == 0, "sender");
+    CHECK(host_create(&r, 11, 1, 8, 4, 4 * SLOT) == 0, "receiver");
+    CHECK(otto_attach(ottos[0], 10, s.base, s.size) == 0 &&
+          otto_attach(ottos[1], 11, r.base, r.size) == 0, "attach");
+    CHECK(otto_vc_bind(ottos[0], 10, 0, 0, 100) == 0 && otto_vc_bind(ottos[1], 11, 0, 0, 200) == 0,
+          "bind");
+    CHECK(an2_switch_route_add(sw, 0, 0, 100, 1, 0, 200) == 0, "route");
+    uint64_t now = 0;
+    fabric_run(ottos, 2, &now, 0, 1000);
+    for (unsigned i = 0; i < 2; i++)
+        otto_publish_holding(ottos[i]);
+    CHECK(!s.hdr->controller_holds_cells && !r.hdr->controller_holds_cells, "idle: nothing held");
+    struct otto_frag f = { 0, FAST_LEN };
+    memset(s.buf, 0x5a, FAST_LEN);
+    CHECK(host_send(&s, 0, 1, &f, 1, 0), "send");
+    fabric_run(ottos, 2, &now, 0, 1000);   /* no receive buffer: the cells wait in the switch */
+    for (unsigned i = 0; i < 2; i++)
+        otto_publish_holding(ottos[i]);
+    CHECK(s.hdr->controller_holds_cells == 1 && r.hdr->controller_holds_cells == 1,
+          "cells waiting for a receive buffer: held %u/%u", s.hdr->controller_holds_cells,
+          r.hdr->controller_holds_cells);
+    struct otto_frag rf = { SLOT, SLOT };
+    CHECK(host_post_rx(&r, 0, 7, &rf, 1), "post");
+    fabric_run(ottos, 2, &now, 0, 1000);
+    for (unsigned i = 0; i < 2; i++)
+        otto_publish_holding(ottos[i]);
+    struct otto_report rep;
+    bool received = false;
+    while (host_report(&r, &rep))
+        received |= rep.kind == OTTO_REPORT_RX && rep.length == FAST_LEN;
+    CHECK(received, "the PDU arrived");
+    CHECK(!s.hdr->controller_holds_cells && !r.hdr->controller_holds_cells,
+          "delivered: nothing held (%u/%u)", s.hdr->controller_holds_cells,
+          r.hdr->controller_holds_cells);
+    for (unsigned i = 0; i < 2; i++)
+        otto_destroy(ottos[i]);
+    host_destroy(&s);
+    host_destroy(&r);
+    an2_switch_destroy(sw);
+}
+
 int main(void)
 {
     several_senders_one_slow_receiver();
+    holding_hint();
     pacing();
     return check_exit("test_otto_flow");
 }
