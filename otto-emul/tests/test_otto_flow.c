@@ -262,6 +262,15 @@ static void pacing(void)
     CHECK(got <= 32 + 1, "after idling: %llu cells at once", (unsigned long long)got);
 }
 
+/* Both controllers until nothing moves, then each publishes its holding hint (as an2d does
+ * after every pass). */
+static void run_and_publish(struct otto **ottos, uint64_t *now)
+{
+    fabric_run(ottos, 2, now, 0, 1000);
+    for (unsigned i = 0; i < 2; i++)
+        otto_publish_holding(ottos[i]);
+}
+
 /* The holding hint (otto_hw.h): while cells a controller sent wait in the switch for a
  * receiver's buffers, every portion on the switch says so; once delivered, none does. */
 static void holding_hint(void)
@@ -279,24 +288,18 @@ static void holding_hint(void)
           "bind");
     CHECK(an2_switch_route_add(sw, 0, 0, 100, 1, 0, 200) == 0, "route");
     uint64_t now = 0;
-    fabric_run(ottos, 2, &now, 0, 1000);
-    for (unsigned i = 0; i < 2; i++)
-        otto_publish_holding(ottos[i]);
+    run_and_publish(ottos, &now);
     CHECK(!s.hdr->controller_holds_cells && !r.hdr->controller_holds_cells, "idle: nothing held");
     struct otto_frag f = { 0, FAST_LEN };
     memset(s.buf, 0x5a, FAST_LEN);
     CHECK(host_send(&s, 0, 1, &f, 1, 0), "send");
-    fabric_run(ottos, 2, &now, 0, 1000);   /* no receive buffer: the cells wait in the switch */
-    for (unsigned i = 0; i < 2; i++)
-        otto_publish_holding(ottos[i]);
+    run_and_publish(ottos, &now);   /* no receive buffer: the cells wait in the switch */
     CHECK(s.hdr->controller_holds_cells == 1 && r.hdr->controller_holds_cells == 1,
           "cells waiting for a receive buffer: held %u/%u", s.hdr->controller_holds_cells,
           r.hdr->controller_holds_cells);
     struct otto_frag rf = { SLOT, SLOT };
     CHECK(host_post_rx(&r, 0, 7, &rf, 1), "post");
-    fabric_run(ottos, 2, &now, 0, 1000);
-    for (unsigned i = 0; i < 2; i++)
-        otto_publish_holding(ottos[i]);
+    run_and_publish(ottos, &now);
     struct otto_report rep;
     bool received = false;
     while (host_report(&r, &rep))

@@ -10,6 +10,7 @@
 #define TIDPVMD   ((int)0x80000000)
 #define TID_IS_TASK(x) (!((x) & (TIDGID | TIDPVMD)) && ((x) & TIDLOCAL))
 #define TID_IS_PVMD(x) (((x) & (TIDGID | TIDPVMD)) == TIDPVMD && !((x) & TIDLOCAL))
+#define TID_SAME_HOST(a, b) ((((a) ^ (b)) & TIDHOST) == 0)   /* tasks or pvmds of one host */
 
 /* PVM's own contexts (pvmproto.h): their messages always take the daemon route. */
 static inline int lpvm_is_sysctx(int ctx)

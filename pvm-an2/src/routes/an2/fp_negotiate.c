@@ -69,7 +69,7 @@ struct peer *fp_negotiate_for_send(struct fp_route *r, int tid)
 	if (p->state == PEER_DEAD)
 		return NULL;
 	if (!p->ep_id) {
-		bool remote = (tid & TIDHOST) != (lpvm.mytid & TIDHOST);
+		bool remote = !TID_SAME_HOST(tid, lpvm.mytid);
 		if (remote && !(an2_endpoint_id(r->ep) >> 16)) {
 			/* our an2d is on no fabric (an endpoint id carries its host's address) */
 			if (!r->said_remote) {

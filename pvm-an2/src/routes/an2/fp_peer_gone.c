@@ -12,7 +12,7 @@
 /* Whether p is tid, or a task of the host tid names (tid: a pvmd's). */
 static int peer_is(const struct peer *p, int tid)
 {
-	return TID_IS_PVMD(tid) ? (p->tid & TIDHOST) == (tid & TIDHOST) : p->tid == tid;
+	return TID_IS_PVMD(tid) ? TID_SAME_HOST(p->tid, tid) : p->tid == tid;
 }
 
 /* The pvmd says the task tid, or every task of a host, has gone. A pair whose VC is open keeps

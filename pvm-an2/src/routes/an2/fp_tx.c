@@ -211,7 +211,7 @@ static int tx_gathered(struct fp_route *r, struct peer *p, const struct msg *m)
 
 static void hand_over(struct fp_route *r, const struct peer *p, size_t len)
 {
-	if ((p->tid & TIDHOST) == (lpvm.mytid & TIDHOST))
+	if (TID_SAME_HOST(p->tid, lpvm.mytid))
 		return;
 	bool tail_may_wait = len > PDU_MAX_DATA;
 	long long start = -1;
