@@ -2,7 +2,8 @@
  * system call, a sched_yield, a context switch between two processes, a futex wake-up between
  * two processes, one cache line between two cores, memcpy in and out of cache) and prints
  * them as a Markdown table, so that a reader of a benchmark summary can tell a slow machine
- * from a slow transport. */
+ * from a slow transport. With --line, only the cache line, as a number (bench/compare takes it
+ * before every measurement: a host can move the virtual CPUs apart in the middle of a run). */
 #include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -122,9 +123,13 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t val)
  * stop. Acquire: what the other side wrote before handing over is visible after. */
 static int await_turn(struct shared *s, uint32_t mine, int spin, int64_t deadline)
 {
-    while (atomic_load_explicit(&s->turn, memory_order_acquire) != mine) {
-        /* relaxed: the flag carries no data, only "give up" */
-        if (atomic_load_explicit(&s->stop, memory_order_relaxed) || bench_now_ns() > deadline)
+    for (unsigned looks = 0; atomic_load_explicit(&s->turn, memory_order_acquire) != mine;
+         looks++) {
+        /* a spinner reads the clock only now and then: a clock read between two looks would
+         * be counted into the hand-over it measures. Relaxed: the flag carries no data, only
+         * "give up" */
+        if ((!spin || looks % 256 == 255) &&
+            (atomic_load_explicit(&s->stop, memory_order_relaxed) || bench_now_ns() > deadline))
             return -1;
         if (!spin)
             futex(&s->turn, FUTEX_WAIT, mine ^ 1u);
@@ -171,7 +176,7 @@ static double pingpong_ns(int spin, int rounds)
         if (child == 0) {
             if (spin)
                 pin(cpus[1]);
-            for (int i = 0; i < rounds; i++) {
+            for (int i = 0; i <= rounds; i++) { /* the first, untimed: both are running */
                 if (await_turn(s, 1, spin, deadline))
                     _exit(1);
                 hand_over(s, 0, spin);
@@ -182,6 +187,9 @@ static double pingpong_ns(int spin, int rounds)
         sched_getaffinity(0, sizeof saved, &saved);
         if (spin)
             pin(cpus[0]);
+        hand_over(s, 1, spin); /* a round trip untimed: the child has started and moved */
+        if (await_turn(s, 0, spin, deadline))
+            ok = 0;
         int64_t t0 = bench_now_ns();
         for (int i = 0; i < rounds && ok; i++) {
             hand_over(s, 1, spin);
@@ -240,13 +248,23 @@ static void row(const char *what, double value, const char *unit, double unit_sc
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "--line")) {
+        /* the one figure a virtual machine's host changes under a run (where it places the
+         * virtual CPUs), quickly, for a timeline: ns, or nothing with exit 1 */
+        double ns = pingpong_ns(1, 20000);
+        if (ns < 0)
+            return 1;
+        printf("%.0f\n", ns);
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "--quick")) {
         loop_divisor = 10;
         argc--, argv++;
     }
     if (argc > 1) {
-        fprintf(stderr, "usage: an2-physics [--quick]\n  prints this machine's costs of waiting "
-                        "and copying as a Markdown table (--quick: a tenth of the loops)\n");
+        fprintf(stderr, "usage: an2-physics [--quick | --line]\n  prints this machine's costs of "
+                        "waiting and copying as a Markdown table (--quick: a tenth of the loops);\n"
+                        "  --line: only the one-way ns of a cache line between two CPUs\n");
         return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 0;
     }
     long online = sysconf(_SC_NPROCESSORS_ONLN);

@@ -90,6 +90,10 @@ compare)   # every program and available transport, a short run
     grep -Eq "^\| a context switch between two processes \| [0-9.]+ µs \|" "$out/summary.md" &&
     grep -Eq "^\| a futex wake-up, one way \| [0-9.]+ µs \|" "$out/summary.md" ||
     fail "summary.md lacks the machine's physics (an2-physics)"
+  awk -F, 'NR > 1 && $3 !~ /^[0-9]+$/ { bad = 1 } END { exit bad || NR < 2 }' "$out/line.csv" ||
+    fail "line.csv has no cache line taken before the measurements"
+  grep -q "One cache line between the two CPUs, taken before each of the run's" "$out/summary.md" ||
+    fail "summary.md does not sum up the cache line over the run"
   [ ! -x "$build/bin/an2d" ] || grep -q "Under bit errors" "$out/summary.md" ||
     fail "summary.md lacks the table of goodput under bit errors"
   [ -x "$build/bin/an2-rawbench" ] || grep -q "aal5-raw: an2-rawbench is not built" "$out/summary.md" ||

@@ -24,6 +24,8 @@ run() {
 run "$work/a" 3.00 30.0 0.17
 run "$work/b" 2.00 30.0 0.20
 run "$work/c" 4.00 20.0 1.07
+printf 'round,label,ns\n1,pvm-an2,30\n1,pvm-direct,31\n' >"$work/a/line.csv"
+printf 'round,label,ns\n1,pvm-an2,170\n1,pvm-direct,31\n2,pvm-an2,33\n' >"$work/b/line.csv"
 out=$("$spread" "$work/a" "$work/b" "$work/c") || fail "bench/spread failed on three good runs"
 grep -qF '| **PVM over AN2** (libpvm3-an2) | 3.00 (2.00–4.00) |' <<<"$out" ||
   fail "AN2's 8 B latency is not the median (lowest–highest) of the runs"
@@ -33,6 +35,8 @@ grep -qF '| stock PVM 3.4.6, direct TCP route | 30.0 (20.0–30.0) |' <<<"$out" 
 grep -qF '| one host, 8 B latency, stock direct / AN2 | 10.0× (5.00×–15.0×) |' <<<"$out" ||
   fail "the ratio is not taken within each run"
 grep -qF '| a system call | 0.20 (0.17–1.07) µs |' <<<"$out" || fail "physics not summarised"
+grep -qF '(the host had placed the virtual CPUs farther apart; `line.csv`): a: 0 of 2; b: 1 of 3.' \
+  <<<"$out" || fail "the measurements begun with the CPUs far apart are not counted per run"
 grep -qF '| heat | 1 | 64 | 4 | 0.08 (0.08–0.08) | 0.02 (0.02–0.02) | 4.00× (4.00×–4.00×) |' <<<"$out" ||
   fail "applications not summarised"
 mkdir "$work/empty"
