@@ -51,7 +51,10 @@ for app in heat samplesort matmul mandel alltoall; do
   done
 done
 [ "$(wc -l <"$work/out/apps-runs.csv")" -eq 21 ] || fail "apps-runs.csv: $(wc -l <"$work/out/apps-runs.csv") lines, 21 expected"
-for text in "## heat, size 32, 1 host" "## All-to-all, 256-byte messages, 5 rounds" "## The product's goals" "| 4 | 6 |"; do
+[ "$(awk -F, 'NR > 1 && $3 ~ /^[0-9]+$/' "$work/out/apps-line.csv" | wc -l)" -eq 20 ] ||
+  fail "apps-line.csv: not one cache line taken before each of the 20 runs"
+for text in "## heat, size 32, 1 host" "## All-to-all, 256-byte messages, 5 rounds" "## The product's goals" "| 4 | 6 |" \
+            "taken before each of the run's 20 measurements"; do
   grep -qF -- "$text" "$work/out/apps.md" || fail "apps.md lacks '$text'"
 done
 for png in apps-speedup.png apps-time.png; do
