@@ -1,5 +1,5 @@
-# line_timeline.awk — bench/compare's line.csv (round,label,ns: a cache line between the two
-# CPUs, one way, taken before every measurement) as a paragraph under the machine's physics:
+# line_timeline.awk — bench/compare's line.csv or bench/apps' apps-line.csv (round,label,ns:
+# a cache line between the two CPUs, one way, taken before every measurement) as a paragraph:
 # its range over the run and the measurements taken while it cost more than three times its
 # lowest, the sign of a host that had placed the virtual CPUs far apart (a virtual machine's
 # host may do so for seconds at a time, and every figure that moves data between two CPUs
